@@ -1,0 +1,80 @@
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_SERVER = fileURLToPath(new URL('../server.ts', import.meta.url));
+
+export interface ServerOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** More environment for the server (config variables of the contract). */
+  env?: Record<string, string>;
+  /** Node flags for the server process, e.g. ['--cpu-prof', '--cpu-prof-dir=prof']. */
+  execArgv?: string[];
+  /** Another entry point; it must send `{ type: 'listening', url }` over IPC like bench/server.ts. */
+  entry?: string;
+  startTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  pid: number;
+  /** The server process's CPU time so far, in microseconds (its GET /bench/cpu). */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the server in a child process, so the load generator and the server never share an
+ * event loop. Resolves once it listens (after its migrations).
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DATA_DIR: options.dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+    ...options.env,
+  };
+  const child = fork(options.entry ?? BENCH_SERVER, [], {
+    env,
+    execArgv: options.execArgv ?? [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = once(child, 'exit');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('The bench server did not start in time.'));
+    }, options.startTimeoutMs ?? 60_000);
+    child.on('message', (message: { type?: string; url?: string }) => {
+      if (message.type === 'listening' && typeof message.url === 'string') {
+        clearTimeout(timer);
+        resolve(message.url);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`The bench server exited before listening (code ${code}, signal ${signal}).`));
+    });
+  });
+  return {
+    url,
+    pid: child.pid!,
+    async cpu() {
+      const response = await fetch(`${url}/bench/cpu`);
+      if (!response.ok) throw new Error(`GET /bench/cpu: ${response.status}`);
+      return ((await response.json()) as { micros: number }).micros;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

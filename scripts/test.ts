@@ -1,0 +1,18 @@
+// `npm test`: the whole suite on the embedded database, then again on PostgreSQL when
+// TEST_DATABASE_URL is set. Extra arguments are passed to `node --test` (e.g. a file).
+import { spawnSync } from 'node:child_process';
+import { globSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+const files = args.length > 0 ? args : globSync('test/**/*.test.ts').sort();
+const backends = ['pglite', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : [])];
+let failed = false;
+for (const backend of backends) {
+  console.log(`\n# croupier tests on ${backend}\n`);
+  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, TEST_DB: backend },
+  });
+  if (result.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import type { Config } from './config.ts';
+import type { HashingOptions } from './modules/auth/hashing.ts';
+import { registerAuthRoutes } from './modules/auth/routes.ts';
+import { registerBankRoutes } from './modules/banks/routes.ts';
+import { registerAdminRoutes } from './modules/admin/routes.ts';
+import { registerHealthRoutes } from './modules/health/routes.ts';
+import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
+import { registerPaymentRoutes } from './modules/payments/routes.ts';
+import { registerReferralRoutes } from './modules/referral/routes.ts';
+import { registerSettingsRoutes } from './modules/settings/routes.ts';
+import { registerTopupRoutes } from './modules/topups/routes.ts';
+import { registerWalletRoutes } from './modules/wallet/routes.ts';
+import type { AppContext } from './platform/context.ts';
+import { Keyring } from './platform/crypto.ts';
+import type { Database } from './platform/db/client.ts';
+import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { registerGuard } from './platform/http/guard.ts';
+import { scheduleHousekeeping } from './platform/housekeeping.ts';
+import { createMailer, type Mailer } from './platform/mail/mailer.ts';
+import { DbRateLimiter } from './platform/rate-limit.ts';
+import { connectRedis, RedisRateLimiter } from './platform/redis.ts';
+import { DbSessionStore } from './platform/session/db-store.ts';
+import { RedisSessionStore } from './platform/session/redis-store.ts';
+import { SessionManager } from './platform/session/manager.ts';
+import { RememberTokens } from './platform/session/remember.ts';
+import { normalizeInput, schemaCompiler } from './platform/validation.ts';
+
+export interface AppOptions {
+  database: Database;
+  mailer?: Mailer;
+  /** Tests make password hashing cheap; production keeps the argon2id defaults. */
+  hashing?: HashingOptions;
+  /** Where log lines go (stdout by default); tests read them to prove no secret is logged. */
+  logStream?: NodeJS.WritableStream;
+  /** Extra routes (the benchmark's bare and floor routes); registered like any other. */
+  extraRoutes?: (app: FastifyInstance, ctx: AppContext) => void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** JSON bodies are small; uploads have their own, configured limit. */
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+const CORS_HEADERS = ['Content-Type', 'X-XSRF-TOKEN', 'X-CSRF-TOKEN', 'X-Requested-With', 'Accept', 'Authorization', 'Idempotency-Key'];
+const EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'];
+
+export async function buildApp(config: Config, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
+      redact: {
+        paths: [
+          'req.headers.cookie',
+          'req.headers["x-xsrf-token"]',
+          'req.headers["x-csrf-token"]',
+          'req.headers.authorization',
+          'res.headers["set-cookie"]',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    bodyLimit: JSON_BODY_LIMIT,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const db = options.database.db;
+  const keys = new Keyring(config.appKey);
+  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
+  const sessionStore = redis === undefined ? new DbSessionStore(db) : new RedisSessionStore(redis, db, config.sessionLifetimeMin * 60);
+  const ctx: AppContext = {
+    config,
+    database: options.database,
+    db,
+    keys,
+    sessions: new SessionManager(sessionStore, new RememberTokens(db, keys), config),
+    mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
+    limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
+    registrationHooks: [],
+  };
+
+  app.setValidatorCompiler(schemaCompiler);
+  // Laravel reads an empty JSON body as no input at all, and axios sends one for `post(url)`.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, {});
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch (error) {
+      const syntax = error as SyntaxError & { statusCode?: number };
+      syntax.statusCode = 400;
+      done(syntax, undefined);
+    }
+  });
+
+  registerErrorHandling(app);
+  await app.register(cookie);
+  await app.register(cors, {
+    origin: config.corsOrigins,
+    credentials: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: CORS_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 7200,
+    optionsSuccessStatus: 204,
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'croupier', version: '1', description: 'Accounts, wallet, payments, games and administration.' },
+      servers: [{ url: config.appUrl }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined && typeof request.body === 'object') request.body = normalizeInput(request.body);
+  });
+  registerGuard(app, ctx);
+
+  registerHealthRoutes(app, ctx);
+  registerAuthRoutes(app, ctx, { hashing: options.hashing, appName: config.appName });
+  registerOperationLogRoutes(app, ctx);
+  registerBankRoutes(app, ctx);
+  registerWalletRoutes(app, ctx);
+  registerSettingsRoutes(app, ctx);
+  registerPaymentRoutes(app, ctx);
+  registerTopupRoutes(app, ctx);
+  registerReferralRoutes(app, ctx);
+  registerAdminRoutes(app, ctx, { hashing: options.hashing });
+  options.extraRoutes?.(app, ctx);
+
+  scheduleHousekeeping(app, ctx);
+  app.addHook('onClose', async () => {
+    ctx.mailer.close();
+    await redis?.quit();
+  });
+  return app;
+}

@@ -1,0 +1,100 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { PasswordHasher } from './modules/auth/hashing.ts';
+import { createOrPromoteAdmin } from './modules/users/admin-create.ts';
+import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';
+import { openDatabase, type Database } from './platform/db/client.ts';
+import { DataDirLockedError } from './platform/db/lock.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { serve } from './server.ts';
+
+const USAGE = `Usage: croupier <command> [options]
+
+Commands:
+  serve                                       start the HTTP server (migrates first)
+  migrate                                     apply pending database migrations
+  admin:create --email E --password P [--name N]
+                                              create a super-admin, or promote an existing user
+  ledger:verify                               recompute every balance from the ledger; exit 1 on any difference
+`;
+
+async function withDatabase<T>(config: Config, work: (database: Database) => Promise<T>): Promise<T> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(database);
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function run(command: string | undefined, args: string[]): Promise<number> {
+  switch (command) {
+    case 'serve': {
+      await serve(loadConfig());
+      return 0;
+    }
+    case 'migrate': {
+      const config = loadConfig();
+      const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        const applied = await migrate(database);
+        console.log(applied.length === 0 ? 'Nothing to migrate.' : `Applied: ${applied.join(', ')}`);
+      } finally {
+        await database.close();
+      }
+      return 0;
+    }
+    case 'admin:create': {
+      const { values } = parseArgs({
+        args,
+        options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
+      });
+      if (values.email === undefined || values.password === undefined) {
+        console.error('admin:create needs --email and --password.');
+        return 2;
+      }
+      const input = { email: values.email, password: values.password, name: values.name };
+      const id = await withDatabase(loadConfig(), ({ db }) => createOrPromoteAdmin(db, new PasswordHasher(), input));
+      console.log(id);
+      return 0;
+    }
+    case 'ledger:verify': {
+      const report = await withDatabase(loadConfig(), ({ db }) => verifyLedger(db));
+      const text = formatLedgerReport(report);
+      if (report.problems.length > 0) {
+        console.error(text);
+        return 1;
+      }
+      console.log(text);
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    return await run(command, args);
+  } catch (error) {
+    // Expected failures are one clear line; anything else keeps its stack for the operator.
+    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+      console.error(error.message);
+      return 1;
+    }
+    if (error instanceof Error && error.name === 'UsageError') {
+      console.error(error.message);
+      return 2;
+    }
+    console.error(error);
+    return 1;
+  }
+}

@@ -1,0 +1,172 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
+
+/** The one place that reads the environment: every variable of contract section 11. */
+export interface Config {
+  /** Shown in authenticator apps next to the account (issuer of the TOTP URL). */
+  appName: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  appKey: Buffer;
+  appUrl: string;
+  frontendUrl: string;
+  corsOrigins: string[];
+  mailUrl: string | undefined;
+  mailFrom: string;
+  sessionCookie: string;
+  sessionDomain: string | undefined;
+  sessionLifetimeMin: number;
+  passwordTimeoutS: number;
+  paymentSandboxSecret: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  defaultCurrency: string;
+  pixKey: string;
+  pixMerchantName: string;
+  pixMerchantCity: string;
+  uploadMaxBytes: number;
+  trustedProxies: string[];
+  /** Secure cookies follow the scheme of APP_URL. */
+  secureCookies: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function fail(name: string, expected: string, got: string): never {
+  throw new ConfigError(`Invalid ${name}: expected ${expected}, got ${JSON.stringify(got)}.`);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    fail(name, `an integer from ${min} to ${max}`, raw);
+  }
+  return Number(raw);
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = read(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    return fail(name, `a URL (${protocols.join(', ')})`, raw);
+  }
+  if (!protocols.includes(parsed.protocol)) fail(name, `a URL (${protocols.join(', ')})`, raw);
+  return raw.replace(/\/+$/, '');
+}
+
+function origin(name: string, raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+    return parsed.origin;
+  } catch {
+    return fail(name, 'a comma-separated list of http(s) origins', raw);
+  }
+}
+
+function proxies(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((entry) => {
+    const item = entry.trim();
+    const [address, bits, extra] = item.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      fail('TRUSTED_PROXIES', 'a comma-separated list of IP addresses or CIDR ranges', item);
+    }
+    return item;
+  });
+}
+
+/** Reads a generated secret from DATA_DIR, creating it on first use so every restart sees the same value. */
+function generated(dataDir: string, file: string, make: () => string): string {
+  const path = join(dataDir, file);
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const value = make();
+  writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  return value;
+}
+
+function appKey(env: Env, dataDir: string): Buffer {
+  const raw = read(env, 'APP_KEY') ?? generated(dataDir, 'app.key', () => `base64:${randomBytes(32).toString('base64')}`);
+  // Laravel writes its key as "base64:..."; accepting the prefix lets an operator reuse the old .env line.
+  const key = Buffer.from(raw.replace(/^base64:/, ''), 'base64');
+  if (key.length !== 32) fail('APP_KEY', '32 bytes in base64', raw.slice(0, 8) + '…');
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(read(env, 'DATA_DIR') ?? './data');
+  const appUrl = url(env, 'APP_URL', 'http://localhost:8000', ['http:', 'https:'])!;
+  const frontendUrl = url(env, 'FRONTEND_URL', 'http://localhost:5173', ['http:', 'https:'])!;
+  const corsRaw = read(env, 'CORS_ORIGINS');
+  const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) fail('LOG_LEVEL', LOG_LEVELS.join(', '), logLevel);
+  const currency = read(env, 'DEFAULT_CURRENCY') ?? 'BRL';
+  if (!/^[A-Z]{3}$/.test(currency)) fail('DEFAULT_CURRENCY', 'a 3-letter upper-case currency code', currency);
+  const cookie = read(env, 'SESSION_COOKIE') ?? 'gp_session';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cookie)) fail('SESSION_COOKIE', 'letters, digits, _ or -', cookie);
+  const domain = read(env, 'SESSION_DOMAIN');
+  if (domain !== undefined && !/^\.?[A-Za-z0-9.-]+$/.test(domain)) fail('SESSION_DOMAIN', 'a host name', domain);
+  const mailFrom = read(env, 'MAIL_FROM') ?? 'no-reply@localhost';
+  if (!/^[^\s@]+@[^\s@]+$/.test(mailFrom)) fail('MAIL_FROM', 'an e-mail address', mailFrom);
+  const merchantName = read(env, 'PIX_MERCHANT_NAME') ?? 'CROUPIER';
+  if (merchantName.length > 25) fail('PIX_MERCHANT_NAME', 'at most 25 characters', merchantName);
+  const merchantCity = read(env, 'PIX_MERCHANT_CITY') ?? 'SAO PAULO';
+  if (merchantCity.length > 15) fail('PIX_MERCHANT_CITY', 'at most 15 characters', merchantCity);
+  const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
+  if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
+
+  return {
+    appName: read(env, 'APP_NAME') ?? 'croupier',
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']),
+    appKey: appKey(env, dataDir),
+    appUrl,
+    frontendUrl,
+    corsOrigins: (corsRaw ?? frontendUrl).split(',').map((item) => origin('CORS_ORIGINS', item.trim())),
+    mailUrl: url(env, 'MAIL_URL', undefined, ['smtp:', 'smtps:']),
+    mailFrom,
+    sessionCookie: cookie,
+    sessionDomain: domain,
+    sessionLifetimeMin: integer(env, 'SESSION_LIFETIME_MIN', 120, 1, 525600),
+    passwordTimeoutS: integer(env, 'PASSWORD_TIMEOUT_S', 10800, 1, 31536000),
+    paymentSandboxSecret:
+      read(env, 'PAYMENT_SANDBOX_SECRET') ?? generated(dataDir, 'sandbox.secret', () => randomBytes(32).toString('hex')),
+    logLevel: logLevel as Config['logLevel'],
+    defaultCurrency: currency,
+    pixKey,
+    pixMerchantName: merchantName,
+    pixMerchantCity: merchantCity,
+    uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5242880, 1, 1073741824),
+    trustedProxies: proxies(read(env, 'TRUSTED_PROXIES')),
+    secureCookies: appUrl.startsWith('https:'),
+  };
+}

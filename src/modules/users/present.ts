@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+import type { AuthUser } from './auth-user.ts';
+
+/** The user record of contract section 5; the schema doubles as a guard against leaking fields. */
+export const UserSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  email: Type.String(),
+  ref: Type.Integer({ description: 'Referrer id, 0 when none.' }),
+  roles: Type.Array(Type.String()),
+  two_factor_enabled: Type.Boolean(),
+  is_partner: Type.Boolean(),
+  status: Type.Integer({ description: '1 active, 0 disabled.' }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export function presentUser(user: AuthUser) {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    ref: user.ref ?? 0,
+    roles: user.roles,
+    two_factor_enabled: user.twoFactorEnabled,
+    is_partner: user.isPartner,
+    status: user.status,
+    created_at: user.createdAt.toISOString(),
+    updated_at: user.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,24 @@
+import type { Config } from '../config.ts';
+import type { Keyring } from './crypto.ts';
+import type { Database, Db } from './db/client.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { SessionManager } from './session/manager.ts';
+
+/**
+ * Runs inside the registration transaction, after the user row exists; other modules (referral
+ * rewards) hook in here without the account code knowing them.
+ */
+export type RegistrationHook = (tx: Db, user: { id: number; ref: number | null }) => Promise<void>;
+
+/** The long-lived services of one running app, built once in app.ts and handed to routes. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  keys: Keyring;
+  sessions: SessionManager;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  registrationHooks: RegistrationHook[];
+}

@@ -1,0 +1,108 @@
+import { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import { acquireDataDirLock, type DataDirLock } from './lock.ts';
+
+/** Anything that runs queries: the database itself or a transaction opened on it. */
+export type Db = PgDatabase<PgQueryResultHKT>;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Tests run the embedded database in memory. */
+  inMemory?: boolean;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl !== undefined) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle client that loses its connection emits an error; without a listener it would crash the process.
+    pool.on('error', () => undefined);
+    const db = drizzlePg(pool) as unknown as Db;
+    return {
+      db,
+      kind: 'postgres',
+      ping: async () => void (await pool.query('select 1')),
+      close: () => pool.end(),
+    };
+  }
+  let lock: DataDirLock | undefined;
+  if (options.inMemory !== true) lock = acquireDataDirLock(options.dataDir);
+  try {
+    const client = options.inMemory === true ? new PGlite() : new PGlite(`${options.dataDir}/pgdata`);
+    await client.waitReady;
+    const db = drizzlePglite(client) as unknown as Db;
+    return {
+      db,
+      kind: 'pglite',
+      ping: async () => void (await client.query('select 1')),
+      close: async () => {
+        await client.close();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+/** Rows of a raw query; both drivers answer with `{ rows }`. */
+export async function rows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result: unknown = await db.execute(query);
+  return (result as { rows: T[] }).rows;
+}
+
+export async function one<T>(db: Db, query: SQL): Promise<T | undefined> {
+  const [first] = await rows<T>(db, query);
+  return first;
+}
+
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/**
+ * Runs `work` in one transaction. Serialization failures and deadlocks are retried, so the
+ * loser of a race sees the winner's outcome instead of a 500.
+ */
+export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction((tx) => work(tx as unknown as Db));
+    } catch (error) {
+      if (attempt >= attempts || !RETRYABLE.has(errorCode(error) ?? '')) throw error;
+    }
+  }
+}
+
+/** PostgreSQL's SQLSTATE of an error, looking through drizzle's wrapper. */
+export function errorCode(error: unknown): string | undefined {
+  for (let current: unknown = error; current !== undefined && current !== null;) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (errorCode(error) !== '23505') return false;
+  if (constraint === undefined) return true;
+  for (let current: unknown = error; current !== undefined && current !== null;) {
+    if ((current as { constraint?: unknown }).constraint === constraint) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+export { sql };

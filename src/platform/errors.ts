@@ -1,0 +1,101 @@
+/**
+ * The domain error catalogue. Services throw these; one error handler turns them into the
+ * contract's HTTP shapes (section 3). Nothing below the routes knows about HTTP status codes
+ * except through this file.
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  readonly headers: Record<string, string> = {};
+
+  body(): Record<string, unknown> {
+    return { message: this.message };
+  }
+}
+
+/** Laravel's validation failure: the summary message plus every message by field. */
+export class ValidationError extends DomainError {
+  readonly status: number = 422;
+  readonly errors: FieldErrors;
+
+  constructor(errors: FieldErrors) {
+    super(summarize(errors));
+    this.errors = errors;
+  }
+
+  static field(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: [message] });
+  }
+
+  override body(): Record<string, unknown> {
+    return { message: this.message, errors: this.errors };
+  }
+}
+
+/** Fortify's login lockout: the validation shape with status 429 and a Retry-After. */
+export class LockoutError extends ValidationError {
+  override readonly status = 429;
+
+  constructor(field: string, message: string, retryAfter: number) {
+    super({ [field]: [message] });
+    this.headers['retry-after'] = String(retryAfter);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  readonly status = 401;
+  constructor() {
+    super('Unauthenticated.');
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  readonly status = 403;
+  constructor() {
+    super('This action is unauthorized.');
+  }
+}
+
+export class NotFoundError extends DomainError {
+  readonly status = 404;
+  constructor(message = 'Not found.') {
+    super(message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  readonly status = 409;
+}
+
+export class CsrfMismatchError extends DomainError {
+  readonly status = 419;
+  constructor() {
+    super('CSRF token mismatch.');
+  }
+}
+
+export class PasswordConfirmationRequiredError extends DomainError {
+  readonly status = 423;
+  constructor() {
+    super('Password confirmation required.');
+  }
+}
+
+export class TooManyAttemptsError extends DomainError {
+  readonly status = 429;
+  constructor(retryAfter: number) {
+    super(`Too many attempts. Please try again in ${retryAfter} seconds.`);
+    this.headers['retry-after'] = String(retryAfter);
+  }
+}
+
+/** `message` is the first error, then "(and N more error[s])" counting every other message. */
+export function summarize(errors: FieldErrors): string {
+  const messages = Object.values(errors).flat();
+  const [first] = messages;
+  if (first === undefined) return 'The given data was invalid.';
+  const more = messages.length - 1;
+  if (more === 0) return first;
+  return `${first} (and ${more} more error${more === 1 ? '' : 's'})`;
+}

@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { DomainError } from '../errors.ts';
+import { loggableError } from '../log-safety.ts';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+function send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
+  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
+}
+
+/** Fastify's own errors that come from the request itself rather than from a fault. */
+function clientError(error: FastifyError): { status: number; message: string } | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, message: 'Malformed JSON body.' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return { status: 413, message: 'The request body is too large.' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: 'Unsupported media type.' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: 'Invalid content length.' };
+    default:
+      if (error instanceof SyntaxError && error.statusCode === 400) return { status: 400, message: 'Malformed JSON body.' };
+      return undefined;
+  }
+}
+
+/**
+ * One mapping from errors to the contract's shapes (section 3). Domain errors carry their own
+ * status; anything unexpected is a 500 whose details stay in the log.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  // Routes are mirrored into a plain router so an unknown method on a known path can be told from
+  // an unknown path (405 versus 404).
+  const known = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    // CORS answers OPTIONS on every path; that says nothing about which paths exist.
+    if (route.url === '*' || route.url === '/*') return;
+    for (const method of [route.method].flat()) {
+      if (METHODS.includes(method as never) && known.find(method as never, route.url) === null) {
+        known.on(method as never, route.url, () => undefined);
+      }
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof DomainError) {
+      if (error.status >= 500) request.log.error({ err: loggableError(error) }, 'domain error');
+      return send(reply, error.status, error.body(), error.headers);
+    }
+    const client = clientError(error);
+    if (client !== undefined) return send(reply, client.status, { message: client.message });
+    request.log.error({ err: loggableError(error) }, 'unhandled error');
+    return send(reply, 500, { message: 'Server Error.' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((method) => method !== request.method && method !== 'OPTIONS' && known.find(method, path) !== null);
+    if (allowed.length > 0) {
+      return send(reply, 405, { message: 'Method not allowed.' }, { allow: allowed.join(', ') });
+    }
+    return send(reply, 404, { message: 'Not found.' });
+  });
+}

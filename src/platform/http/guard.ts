@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { permissionNamesOf, SUPER_ADMIN } from '../../modules/access/repository.ts';
+import type { AuthUser } from '../../modules/users/auth-user.ts';
+import type { AppContext } from '../context.ts';
+import { safeEqual } from '../crypto.ts';
+import { CsrfMismatchError, ForbiddenError, PasswordConfirmationRequiredError, UnauthenticatedError } from '../errors.ts';
+import type { Session } from '../session/store.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Machine callers (webhooks, provider callbacks, health): no cookies, no session, no CSRF. */
+    stateless?: boolean;
+    /** A signed-in user is required (401 otherwise). */
+    auth?: boolean;
+    /** A permission such as `users.manage` is required (401 for guests, 403 without it). */
+    permission?: string;
+    /** The session must have confirmed the password within PASSWORD_TIMEOUT_S (423 otherwise). */
+    confirmPassword?: boolean;
+  }
+  interface FastifyRequest {
+    session: Session | null;
+    user: AuthUser | null;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function submittedToken(request: FastifyRequest): string | undefined {
+  const body = request.body as { _token?: unknown } | undefined;
+  if (typeof body?._token === 'string') return body._token;
+  const header = request.headers['x-csrf-token'] ?? request.headers['x-xsrf-token'];
+  return typeof header === 'string' ? header : undefined;
+}
+
+/** The signed-in user, for handlers of routes declared with `auth` or `permission`. */
+export function currentUser(request: FastifyRequest): AuthUser {
+  if (request.user === null) throw new UnauthenticatedError();
+  return request.user;
+}
+
+export async function hasPermission(ctx: AppContext, user: AuthUser, permission: string): Promise<boolean> {
+  if (user.roles.includes(SUPER_ADMIN)) return true;
+  return (await permissionNamesOf(ctx.db, user.id)).has(permission);
+}
+
+export function passwordRecentlyConfirmed(ctx: AppContext, session: Session | null): boolean {
+  const at = session?.passwordConfirmedAt;
+  return at != null && Date.now() - at.getTime() <= ctx.config.passwordTimeoutS * 1000;
+}
+
+/**
+ * Session, CSRF and access checks, in the contract's order: CSRF (419) → signed in (401) →
+ * permission (403) → password confirmation (423). It runs after the body is parsed (so 400/413
+ * win) and before schema validation (so 422 loses).
+ */
+export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('session', null);
+  app.decorateRequest('user', null);
+  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+    const config = request.routeOptions.config;
+    // An unknown path or method is answered (404/405) before any session or CSRF work, as routing does in Laravel.
+    if (config.stateless === true || request.is404) return;
+    await ctx.sessions.resolve(request, reply);
+    if (!SAFE_METHODS.has(request.method)) {
+      const token = submittedToken(request);
+      if (request.session === null || token === undefined || !safeEqual(token, request.session.csrfToken)) {
+        throw new CsrfMismatchError();
+      }
+    }
+    if (config.auth !== true && config.permission === undefined) return;
+    const user = request.user;
+    if (user === null) throw new UnauthenticatedError();
+    if (config.permission !== undefined && !(await hasPermission(ctx, user, config.permission))) {
+      throw new ForbiddenError();
+    }
+    if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
+      throw new PasswordConfirmationRequiredError();
+    }
+  });
+}

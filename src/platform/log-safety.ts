@@ -1,0 +1,24 @@
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+
+/**
+ * What of an error may reach the log. A failed query's message carries its parameters, which can
+ * be a password hash, an encrypted secret or a token; only the query text and the database's own
+ * error are kept.
+ */
+export function loggableError(error: unknown): Record<string, unknown> {
+  if (error instanceof DrizzleQueryError) {
+    const cause = error.cause as { message?: string; code?: string; constraint?: string; stack?: string } | undefined;
+    return {
+      type: 'DrizzleQueryError',
+      message: cause?.message ?? 'query failed',
+      code: cause?.code,
+      constraint: cause?.constraint,
+      query: error.query,
+      stack: cause?.stack,
+    };
+  }
+  if (error instanceof Error) {
+    return { type: error.name, message: error.message, stack: error.stack, code: (error as { code?: unknown }).code };
+  }
+  return { type: typeof error, message: String(error) };
+}

@@ -1,0 +1,156 @@
+import { and, eq, gt, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { roles, roleUser } from '../../modules/access/tables.ts';
+import { toAuthUser, type AuthUserRow } from '../../modules/users/auth-user.ts';
+import { users } from '../../modules/users/tables.ts';
+import { sha256 } from '../crypto.ts';
+import type { Db } from '../db/client.ts';
+import type { LoadedSession, Session, SessionData, SessionStore } from './store.ts';
+import { sessions } from './table.ts';
+
+interface SessionRow extends Omit<AuthUserRow, 'user_id'> {
+  user_id: string | number | null;
+  session_user_id: string | number | null;
+  csrf_token: string;
+  pending_user_id: string | number | null;
+  pending_remember: boolean;
+  pending_at: Date | string | null;
+  password_confirmed_at: Date | string | null;
+  persistent: boolean;
+  ip: string | null;
+  user_agent: string | null;
+  last_activity: Date | string;
+}
+
+const date = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
+const id = (value: string | number | null): number | null => (value === null ? null : Number(value));
+
+/** The loaded row's fields; the user ones are those of `authUserColumns`. */
+const LOADED_FIELDS: Record<keyof SessionRow, SQL> = {
+  session_user_id: sql`${sessions.userId}`,
+  csrf_token: sql`${sessions.csrfToken}`,
+  pending_user_id: sql`${sessions.pendingUserId}`,
+  pending_remember: sql`${sessions.pendingRemember}`,
+  pending_at: sql`${sessions.pendingAt}`,
+  password_confirmed_at: sql`${sessions.passwordConfirmedAt}`,
+  persistent: sql`${sessions.persistent}`,
+  ip: sql`${sessions.ip}`,
+  user_agent: sql`${sessions.userAgent}`,
+  last_activity: sql`${sessions.lastActivity}`,
+  user_id: sql`${users.id}`,
+  user_name: sql`${users.name}`,
+  user_email: sql`${users.email}`,
+  user_ref: sql`${users.ref}`,
+  user_status: sql`${users.status}`,
+  user_is_partner: sql`${users.isPartner}`,
+  user_two_factor_enabled: sql`(${users.twoFactorSecret} is not null and ${users.twoFactorConfirmedAt} is not null)`,
+  user_created_at: sql`${users.createdAt}`,
+  user_updated_at: sql`${users.updatedAt}`,
+  user_roles: sql`coalesce((select array_agg(${roles.name} order by ${roles.name}) from ${roleUser}
+    join ${roles} on ${roles.id} = ${roleUser.roleId} where ${roleUser.userId} = ${users.id}), '{}')`,
+};
+
+/**
+ * Every session-checked request runs this, so it is tuned (docs/benchmarks.md): a named prepared
+ * statement, which PostgreSQL parses and plans once per connection instead of on each request
+ * (planning this join costs several times running it), answering one JSON column, which the
+ * driver decodes in a fraction of the time it takes to describe and convert twenty columns.
+ */
+function prepareLoad(db: Db) {
+  const pairs = Object.entries(LOADED_FIELDS).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`);
+  return db
+    .select({ row: sql<SessionRow>`json_build_object(${sql.join(pairs, sql`, `)})` })
+    .from(sessions)
+    .leftJoin(users, and(eq(users.id, sessions.userId), eq(users.status, 1)))
+    .where(
+      and(
+        eq(sessions.idHash, sql.placeholder('idHash')),
+        gt(sessions.lastActivity, sql`now() - make_interval(secs => ${sql.placeholder('idleSeconds')})`),
+      ),
+    )
+    .prepare('session_load');
+}
+
+/** Sessions in the `sessions` table; the session and its user come back in one round trip. */
+export class DbSessionStore implements SessionStore {
+  readonly #db: Db;
+
+  readonly #load;
+  readonly #touching = new Map<string, Promise<void>>();
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#load = prepareLoad(db);
+  }
+
+  async load(sessionId: string, idleSeconds: number): Promise<LoadedSession | null> {
+    const [found] = await this.#load.execute({ idHash: sha256(sessionId), idleSeconds });
+    const row = found?.row;
+    if (row === undefined) return null;
+    const session: Session = {
+      id: sessionId,
+      userId: id(row.session_user_id),
+      csrfToken: row.csrf_token,
+      pendingUserId: id(row.pending_user_id),
+      pendingRemember: row.pending_remember,
+      pendingAt: date(row.pending_at),
+      passwordConfirmedAt: date(row.password_confirmed_at),
+      persistent: row.persistent,
+      ip: row.ip,
+      userAgent: row.user_agent,
+      lastActivity: new Date(row.last_activity),
+    };
+    const user = row.user_id === null ? null : toAuthUser(row as AuthUserRow);
+    // A session whose user was disabled or deleted is a guest session from now on.
+    if (user === null) session.userId = null;
+    return { session, user };
+  }
+
+  async create(sessionId: string, data: SessionData): Promise<Session> {
+    const [row] = await this.#db
+      .insert(sessions)
+      .values({ idHash: sha256(sessionId), ...data })
+      .returning({ lastActivity: sessions.lastActivity });
+    return { id: sessionId, ...data, lastActivity: row!.lastActivity };
+  }
+
+  async update(sessionId: string, patch: Partial<SessionData>): Promise<void> {
+    await this.#db
+      .update(sessions)
+      .set({ ...patch, lastActivity: sql`now()` })
+      .where(eq(sessions.idHash, sha256(sessionId)));
+  }
+
+  async touch(sessionId: string): Promise<void> {
+    // Every request of a busy session sees the same stale clock until the first touch commits;
+    // they share that one UPDATE instead of queueing one each on the row lock.
+    const idHash = sha256(sessionId);
+    const pending = this.#touching.get(idHash);
+    if (pending !== undefined) return pending;
+    const touching = this.#db
+      .update(sessions)
+      .set({ lastActivity: sql`now()` })
+      .where(eq(sessions.idHash, idHash))
+      .then(() => undefined)
+      .finally(() => this.#touching.delete(idHash));
+    this.#touching.set(idHash, touching);
+    return touching;
+  }
+
+  async destroy(sessionId: string): Promise<void> {
+    await this.#db.delete(sessions).where(eq(sessions.idHash, sha256(sessionId)));
+  }
+
+  async destroyForUser(userId: number, exceptId?: string): Promise<void> {
+    // A login half-way through its two-factor challenge belongs to the user too.
+    const own = or(eq(sessions.userId, userId), eq(sessions.pendingUserId, userId))!;
+    await this.#db.delete(sessions).where(exceptId === undefined ? own : and(own, ne(sessions.idHash, sha256(exceptId))));
+  }
+
+  async prune(idleSeconds: number): Promise<number> {
+    const deleted = await this.#db
+      .delete(sessions)
+      .where(lt(sessions.lastActivity, sql`now() - make_interval(secs => ${idleSeconds})`))
+      .returning({ idHash: sessions.idHash });
+    return deleted.length;
+  }
+}

@@ -1,0 +1,147 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import { randomAlphanumeric } from '../crypto.ts';
+import { REMEMBER_COOKIE, REMEMBER_MAX_AGE_S, type RememberTokens } from './remember.ts';
+import type { Session, SessionData, SessionStore } from './store.ts';
+
+export const XSRF_COOKIE = 'XSRF-TOKEN';
+const PERSISTENT_MAX_AGE_S = 30 * 24 * 60 * 60;
+/**
+ * Writing the session on every request would cost a write per read, so its idle clock is moved
+ * at most once a minute, or every tenth of the lifetime when that is shorter: an active session
+ * then never expires, and an idle one ends within a tenth of its lifetime of the exact moment.
+ */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function blankSession(request: FastifyRequest): SessionData {
+  return {
+    userId: null,
+    csrfToken: randomAlphanumeric(40),
+    pendingUserId: null,
+    pendingRemember: false,
+    pendingAt: null,
+    passwordConfirmedAt: null,
+    persistent: false,
+    ip: request.ip,
+    userAgent: request.headers['user-agent']?.slice(0, 500) ?? null,
+  };
+}
+
+/** Session lifecycle and its cookies (contract section 2). */
+export class SessionManager {
+  readonly #store: SessionStore;
+  readonly #remember: RememberTokens;
+  readonly #config: Config;
+
+  constructor(store: SessionStore, remember: RememberTokens, config: Config) {
+    this.#store = store;
+    this.#remember = remember;
+    this.#config = config;
+  }
+
+  get store(): SessionStore {
+    return this.#store;
+  }
+
+  get remember(): RememberTokens {
+    return this.#remember;
+  }
+
+  get idleSeconds(): number {
+    return this.#config.sessionLifetimeMin * 60;
+  }
+
+  /** Loads the request's session and user; a remember-me cookie revives an expired sign-in. */
+  async resolve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const id = request.cookies[this.#config.sessionCookie];
+    const loaded = id === undefined || id.length !== 40 ? null : await this.#store.load(id, this.idleSeconds);
+    if (loaded !== null) {
+      request.session = loaded.session;
+      request.user = loaded.user;
+      if (Date.now() - loaded.session.lastActivity.getTime() > Math.min(TOUCH_INTERVAL_MS, this.idleSeconds * 100)) {
+        await this.#store.touch(loaded.session.id);
+        if (loaded.session.persistent) this.writeCookies(reply, loaded.session);
+      }
+    }
+    if (request.user === null) await this.#revive(request, reply);
+  }
+
+  async #revive(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const cookie = request.cookies[REMEMBER_COOKIE];
+    if (cookie === undefined) return;
+    const userId = await this.#remember.verify(cookie);
+    if (userId === null) {
+      this.clearRememberCookie(reply);
+      return;
+    }
+    // The user chose to be remembered, so the revived session keeps a persistent cookie too.
+    await this.regenerate(request, reply, { userId, persistent: true });
+    const loaded = await this.#store.load(request.session!.id, this.idleSeconds);
+    request.user = loaded?.user ?? null;
+  }
+
+  /** The request's session, created (with its cookies) when there is none. */
+  async ensure(request: FastifyRequest, reply: FastifyReply): Promise<Session> {
+    if (request.session !== null) {
+      this.writeCookies(reply, request.session);
+      return request.session;
+    }
+    const session = await this.#store.create(randomAlphanumeric(40), blankSession(request));
+    request.session = session;
+    this.writeCookies(reply, session);
+    return session;
+  }
+
+  /**
+   * A new session id and CSRF token; the old session is destroyed (no fixation). `data` is what
+   * the new session holds; everything else starts blank.
+   */
+  async regenerate(request: FastifyRequest, reply: FastifyReply, data: Partial<SessionData>): Promise<Session> {
+    if (request.session !== null) await this.#store.destroy(request.session.id);
+    const session = await this.#store.create(randomAlphanumeric(40), { ...blankSession(request), ...data });
+    request.session = session;
+    this.writeCookies(reply, session);
+    return session;
+  }
+
+  async update(request: FastifyRequest, patch: Partial<SessionData>): Promise<void> {
+    const session = request.session;
+    if (session === null) throw new Error('No session to update.');
+    await this.#store.update(session.id, patch);
+    Object.assign(session, patch);
+  }
+
+  /** Signs the user in on a fresh session, with a remember-me cookie when asked. */
+  async signIn(request: FastifyRequest, reply: FastifyReply, userId: number, remember: boolean): Promise<Session> {
+    const session = await this.regenerate(request, reply, { userId, persistent: remember });
+    if (remember) await this.issueRememberCookie(reply, userId);
+    return session;
+  }
+
+  async issueRememberCookie(reply: FastifyReply, userId: number): Promise<void> {
+    reply.setCookie(REMEMBER_COOKIE, await this.#remember.issue(userId), {
+      ...this.#cookieBase(),
+      httpOnly: true,
+      maxAge: REMEMBER_MAX_AGE_S,
+    });
+  }
+
+  writeCookies(reply: FastifyReply, session: Session): void {
+    const base = { ...this.#cookieBase(), ...(session.persistent ? { maxAge: PERSISTENT_MAX_AGE_S } : {}) };
+    reply.setCookie(this.#config.sessionCookie, session.id, { ...base, httpOnly: true });
+    reply.setCookie(XSRF_COOKIE, session.csrfToken, { ...base, httpOnly: false });
+  }
+
+  clearRememberCookie(reply: FastifyReply): void {
+    reply.clearCookie(REMEMBER_COOKIE, { ...this.#cookieBase(), httpOnly: true });
+  }
+
+  #cookieBase() {
+    return {
+      path: '/',
+      sameSite: 'lax' as const,
+      secure: this.#config.secureCookies,
+      ...(this.#config.sessionDomain === undefined ? {} : { domain: this.#config.sessionDomain }),
+    };
+  }
+}

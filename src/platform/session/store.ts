@@ -1,0 +1,42 @@
+import type { AuthUser } from '../../modules/users/auth-user.ts';
+
+export interface SessionData {
+  userId: number | null;
+  csrfToken: string;
+  pendingUserId: number | null;
+  pendingRemember: boolean;
+  pendingAt: Date | null;
+  passwordConfirmedAt: Date | null;
+  /** Remember-me sessions get a persistent cookie (30 days) instead of a browser-session one. */
+  persistent: boolean;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface Session extends SessionData {
+  /** The plain id; only the cookie and this object ever hold it. */
+  id: string;
+  lastActivity: Date;
+}
+
+export interface LoadedSession {
+  session: Session;
+  /** The signed-in, active user, or null for a guest session. */
+  user: AuthUser | null;
+}
+
+/**
+ * Server-side session storage. The database store is the default; a Redis store can implement
+ * the same interface without the rest of the code noticing.
+ */
+export interface SessionStore {
+  /** A live session (idle for less than `idleSeconds`) with its user, or null. */
+  load(id: string, idleSeconds: number): Promise<LoadedSession | null>;
+  create(id: string, data: SessionData): Promise<Session>;
+  update(id: string, patch: Partial<SessionData>): Promise<void>;
+  touch(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  /** Ends every session of a user, except the one given. */
+  destroyForUser(userId: number, exceptId?: string): Promise<void>;
+  prune(idleSeconds: number): Promise<number>;
+}

@@ -1,0 +1,16 @@
+import { bigint, boolean, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const sessions = pgTable('sessions', {
+  idHash: text('id_hash').primaryKey(),
+  userId: bigint('user_id', { mode: 'number' }),
+  csrfToken: text('csrf_token').notNull(),
+  pendingUserId: bigint('pending_user_id', { mode: 'number' }),
+  pendingRemember: boolean('pending_remember').notNull().default(false),
+  pendingAt: timestamp('pending_at', { withTimezone: true }),
+  passwordConfirmedAt: timestamp('password_confirmed_at', { withTimezone: true }),
+  persistent: boolean('persistent').notNull().default(false),
+  ip: text('ip'),
+  userAgent: text('user_agent'),
+  lastActivity: timestamp('last_activity', { withTimezone: true }).notNull().defaultNow(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

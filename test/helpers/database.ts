@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/platform/db/client.ts';
+import { migrate } from '../../src/platform/db/migrate.ts';
+
+/** Which database this run of the suite uses: `npm test` runs it once per backend. */
+export const backend: 'pglite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
+
+function postgresUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url === undefined || url === '') throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL.');
+  return url;
+}
+
+export interface TestDatabase {
+  database: Database;
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on the
+ * PostgreSQL server of TEST_DATABASE_URL, dropped afterwards.
+ */
+export async function freshDatabase(): Promise<TestDatabase> {
+  if (backend === 'pglite') {
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: '', inMemory: true });
+    await migrate(database);
+    return { database, url: undefined, drop: () => database.close() };
+  }
+  const admin = new URL(postgresUrl());
+  const name = `croupier_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 10 });
+  await migrate(database);
+  return {
+    database,
+    url: url.toString(),
+    async drop() {
+      await database.close();
+      const cleanup = new pg.Client({ connectionString: admin.toString() });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { backend, freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+const BIN = join(import.meta.dirname, '../../bin/croupier.js');
+
+function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...extra };
+}
+
+function run(args: string[], extra: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: env(extra) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts `croupier serve` on a free port and waits until it listens. */
+async function serve(extra: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: env({ PORT: '0', LOG_LEVEL: 'trace', ...extra }) });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
+    const check = () => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout.on('data', check);
+    void exited.then(() => reject(new Error(`serve exited:\n${output}`)));
+  });
+  return {
+    child,
+    url,
+    output: () => output,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** A minimal browser over real HTTP: cookies and the XSRF header, as axios sends them. */
+class Browser {
+  readonly jar = new Map<string, string>();
+  readonly baseUrl: string;
+
+  constructor(baseUrl: string) {
+    this.baseUrl = baseUrl;
+  }
+
+  async call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
+    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const xsrf = this.jar.get('XSRF-TOKEN');
+    if (xsrf !== undefined) headers['x-xsrf-token'] = xsrf;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(this.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const index = pair.indexOf('=');
+      const value = pair.slice(index + 1);
+      if (value === '') this.jar.delete(pair.slice(0, index));
+      else this.jar.set(pair.slice(0, index), value);
+    }
+    return { status: res.status, text: await res.text() };
+  }
+}
+
+describe('command line', () => {
+  const dirs: string[] = [];
+  const databases: TestDatabase[] = [];
+  after(async () => {
+    dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+    for (const database of databases) await database.drop();
+  });
+  function dataDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'croupier-cli-'));
+    dirs.push(dir);
+    return dir;
+  }
+
+  /** The database this run of the suite targets: the embedded one in a temp DATA_DIR, or a fresh PostgreSQL database. */
+  async function target(): Promise<Record<string, string>> {
+    if (backend === 'pglite') return { DATA_DIR: dataDir() };
+    const database = await freshDatabase();
+    databases.push(database);
+    return { DATA_DIR: dataDir(), DATABASE_URL: database.url! };
+  }
+
+  test('admin:create prints the new id, and promotes an existing user to the same id', async () => {
+    const where = await target();
+    const first = await run(['admin:create', '--email', 'Boss@Example.com', '--password', 'long-enough-pw'], where);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^\d+\n$/);
+    const again = await run(['admin:create', '--email', 'boss@example.com', '--password', 'another-password', '--name', 'Boss'], where);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, first.stdout);
+  });
+
+  test('admin:create refuses bad input with one line', async () => {
+    const where = { DATA_DIR: dataDir() };
+    const missing = await run(['admin:create', '--email', 'a@b.co'], where);
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr.trim().split('\n').length, 1);
+    const badEmail = await run(['admin:create', '--email', 'nope', '--password', 'long-enough-pw'], where);
+    assert.equal(badEmail.code, 2);
+    assert.equal(badEmail.stderr.trim().split('\n').length, 1, badEmail.stderr);
+    const short = await run(['admin:create', '--email', 'a@b.co', '--password', 'short'], where);
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /at least 8 characters/);
+  });
+
+  test('the embedded database belongs to one process: a second one stops with one line saying it is in use', async () => {
+    const where = { DATA_DIR: dataDir() };
+    const server = await serve(where);
+    try {
+      const second = await run(['admin:create', '--email', 'a@b.co', '--password', 'long-enough-pw'], where);
+      assert.equal(second.code, 1);
+      assert.equal(second.stdout, '');
+      const lines = second.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, second.stderr);
+      assert.match(lines[0]!, /in use/);
+      const anotherServer = await run(['serve'], { ...where, PORT: '0' });
+      assert.equal(anotherServer.code, 1);
+      assert.match(anotherServer.stderr.trim(), /^[^\n]*in use[^\n]*$/);
+    } finally {
+      assert.equal(await server.stop(), 0, 'a graceful shutdown exits 0');
+    }
+    // The lock goes with the server.
+    const after = await run(['admin:create', '--email', 'a@b.co', '--password', 'long-enough-pw'], where);
+    assert.equal(after.code, 0, after.stderr);
+    assert.match(after.stdout, /^\d+\n$/);
+  });
+
+  test('a running server logs requests at trace level without a password, session id, token, 2FA secret or recovery code', async () => {
+    const where = await target();
+    const server = await serve(where);
+    const secrets: string[] = [];
+    try {
+      const browser = new Browser(server.url);
+      assert.equal((await browser.call('GET', '/api/csrf-cookie')).status, 204);
+      secrets.push(browser.jar.get('gp_session')!, browser.jar.get('XSRF-TOKEN')!);
+      const email = 'logged@example.com';
+      const password = 'Log-Me-Not-Password';
+      secrets.push(password);
+      assert.equal(
+        (await browser.call('POST', '/api/register', { name: 'L', email, password, password_confirmation: password, agreement: true }))
+          .status,
+        201,
+      );
+      secrets.push(browser.jar.get('gp_session')!, browser.jar.get('XSRF-TOKEN')!);
+      assert.equal((await browser.call('POST', '/api/user/confirm-password', { password })).status, 201);
+      assert.equal((await browser.call('POST', '/api/user/two-factor-authentication')).status, 200);
+      const secret = JSON.parse((await browser.call('GET', '/api/user/two-factor-secret-key')).text) as { secretKey: string };
+      secrets.push(secret.secretKey);
+      secrets.push(...(JSON.parse((await browser.call('GET', '/api/user/two-factor-recovery-codes')).text) as string[]));
+      assert.equal((await browser.call('POST', '/api/login', { email, password: 'Wrong-Password-Here', remember: true })).status, 422);
+      secrets.push('Wrong-Password-Here');
+      assert.equal((await browser.call('POST', '/api/login', { email, password, remember: true })).status, 200);
+      secrets.push(browser.jar.get('gp_session')!, browser.jar.get('remember_web_59ba36addc2b2f9401580f014c7f58ea4e30989d')!);
+      assert.equal((await browser.call('POST', '/api/forgot-password', { email })).status, 200);
+      if (backend === 'pglite') {
+        const mailDir = join(where.DATA_DIR!, 'mail');
+        const [file] = readdirSync(mailDir);
+        const mail = readFileSync(join(mailDir, file!), 'utf8').replace(/=\r?\n/g, '');
+        const token = /password-reset\/([0-9a-f]{64})/.exec(mail)![1]!;
+        secrets.push(token);
+        assert.equal(
+          (
+            await browser.call('POST', '/api/reset-password', {
+              token,
+              email,
+              password: 'Next-Password-123',
+              password_confirmation: 'Next-Password-123',
+            })
+          ).status,
+          200,
+        );
+        secrets.push('Next-Password-123');
+      }
+      assert.equal((await browser.call('GET', '/api/nope')).status, 404);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    const log = server.output();
+    assert.match(log, /"reqId"/, 'requests are logged');
+    for (const secret of secrets) assert.ok(secret && !log.includes(secret), `a secret (${secret.slice(0, 4)}…) is in the log`);
+  });
+
+  if (backend === 'postgres') {
+    test('with PostgreSQL, commands run beside a running server', async () => {
+      const where = await target();
+      const server = await serve(where);
+      try {
+        const created = await run(['admin:create', '--email', 'beside@example.com', '--password', 'long-enough-pw'], where);
+        assert.equal(created.code, 0, created.stderr);
+        assert.match(created.stdout, /^\d+\n$/);
+        const migrated = await run(['migrate'], where);
+        assert.equal(migrated.code, 0, migrated.stderr);
+        assert.equal(migrated.stdout.trim(), 'Nothing to migrate.');
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+});

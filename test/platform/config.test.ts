@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const KEY = Buffer.alloc(32, 3).toString('base64');
+
+describe('configuration', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  function dataDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'croupier-config-'));
+    dirs.push(dir);
+    return dir;
+  }
+  const base = () => ({ DATA_DIR: dataDir(), APP_KEY: KEY });
+
+  /** Asserts that `env` stops the start with one line naming `variable`. */
+  function rejects(env: Record<string, string>, variable: string): void {
+    assert.throws(
+      () => loadConfig({ ...base(), ...env }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.ok(error.message.includes(variable), error.message);
+        assert.doesNotMatch(error.message, /\n/);
+        return true;
+      },
+    );
+  }
+
+  test('the defaults of contract section 11', () => {
+    const config = loadConfig(base());
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8000);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.appUrl, 'http://localhost:8000');
+    assert.equal(config.frontendUrl, 'http://localhost:5173');
+    assert.deepEqual(config.corsOrigins, ['http://localhost:5173']);
+    assert.equal(config.sessionCookie, 'gp_session');
+    assert.equal(config.sessionDomain, undefined);
+    assert.equal(config.sessionLifetimeMin, 120);
+    assert.equal(config.passwordTimeoutS, 10800);
+    assert.equal(config.mailFrom, 'no-reply@localhost');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.defaultCurrency, 'BRL');
+    assert.equal(config.uploadMaxBytes, 5242880);
+    assert.deepEqual(config.trustedProxies, []);
+    assert.equal(config.secureCookies, false);
+  });
+
+  test('values are read and https APP_URL turns on Secure cookies', () => {
+    const config = loadConfig({
+      ...base(),
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      DATABASE_URL: 'postgres://u:p@db:5432/app',
+      APP_URL: 'https://api.example.com/',
+      CORS_ORIGINS: 'https://a.example.com, https://b.example.com/',
+      SESSION_LIFETIME_MIN: '5',
+      PASSWORD_TIMEOUT_S: '60',
+      TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1',
+    });
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.port, 9000);
+    assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/app');
+    assert.equal(config.appUrl, 'https://api.example.com');
+    assert.deepEqual(config.corsOrigins, ['https://a.example.com', 'https://b.example.com']);
+    assert.equal(config.sessionLifetimeMin, 5);
+    assert.equal(config.passwordTimeoutS, 60);
+    assert.deepEqual(config.trustedProxies, ['10.0.0.0/8', '127.0.0.1']);
+    assert.equal(config.secureCookies, true);
+  });
+
+  test('an invalid value stops the start with one line naming the variable', () => {
+    rejects({ PORT: 'abc' }, 'PORT');
+    rejects({ PORT: '70000' }, 'PORT');
+    rejects({ PORT: '-1' }, 'PORT');
+    rejects({ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL');
+    rejects({ DATABASE_URL: 'not a url' }, 'DATABASE_URL');
+    rejects({ APP_KEY: 'too-short' }, 'APP_KEY');
+    rejects({ APP_KEY: Buffer.alloc(16).toString('base64') }, 'APP_KEY');
+    rejects({ APP_URL: 'ftp://x' }, 'APP_URL');
+    rejects({ FRONTEND_URL: 'localhost:5173' }, 'FRONTEND_URL');
+    rejects({ CORS_ORIGINS: 'http://ok.example, nope' }, 'CORS_ORIGINS');
+    rejects({ MAIL_URL: 'http://mail' }, 'MAIL_URL');
+    rejects({ REDIS_URL: 'http://redis' }, 'REDIS_URL');
+    rejects({ SESSION_LIFETIME_MIN: '0' }, 'SESSION_LIFETIME_MIN');
+    rejects({ SESSION_LIFETIME_MIN: '1.5' }, 'SESSION_LIFETIME_MIN');
+    rejects({ PASSWORD_TIMEOUT_S: 'soon' }, 'PASSWORD_TIMEOUT_S');
+    rejects({ UPLOAD_MAX_BYTES: '0' }, 'UPLOAD_MAX_BYTES');
+    rejects({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
+    rejects({ TRUSTED_PROXIES: 'proxy.local' }, 'TRUSTED_PROXIES');
+    rejects({ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES');
+    rejects({ SESSION_COOKIE: 'bad name' }, 'SESSION_COOKIE');
+    rejects({ SESSION_DOMAIN: 'bad domain' }, 'SESSION_DOMAIN');
+    rejects({ DEFAULT_CURRENCY: 'real' }, 'DEFAULT_CURRENCY');
+    rejects({ MAIL_FROM: 'nobody' }, 'MAIL_FROM');
+  });
+
+  test('an invalid APP_KEY is not echoed whole in the error', () => {
+    const key = 'secret-looking-but-invalid-key-value';
+    try {
+      loadConfig({ ...base(), APP_KEY: key });
+      assert.fail('should throw');
+    } catch (error) {
+      assert.ok(!(error as Error).message.includes(key));
+    }
+  });
+
+  test('a missing APP_KEY is generated into DATA_DIR/app.key once and reused', () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir });
+    const file = join(dir, 'app.key');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.match(readFileSync(file, 'utf8').trim(), /^base64:[A-Za-z0-9+/]{43}=$/);
+    assert.equal(first.appKey.length, 32);
+    assert.deepEqual(loadConfig({ DATA_DIR: dir }).appKey, first.appKey);
+    // Laravel's "base64:" prefix is accepted in the variable too.
+    assert.deepEqual(loadConfig({ DATA_DIR: dir, APP_KEY: `base64:${KEY}` }).appKey, Buffer.from(KEY, 'base64'));
+  });
+
+  test('the CLI stops with exactly one line on stderr naming the bad variable', () => {
+    const result = spawnSync(process.execPath, ['bin/croupier.js', 'migrate'], {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir(), PORT: 'eighty' },
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0]!, /PORT/);
+    assert.equal(result.stdout, '');
+  });
+});

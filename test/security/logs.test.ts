@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+import { one } from '../../src/platform/db/client.ts';
+import { loggableError } from '../../src/platform/log-safety.ts';
+import { currentTotp, uniqueEmail, useApp } from '../helpers/app.ts';
+
+const lines: string[] = [];
+const stream = new PassThrough();
+stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+
+describe('the log', () => {
+  const ctx = useApp({ LOG_LEVEL: 'trace' }, { logStream: stream });
+
+  test('a full account journey leaves no password, hash, session id, token or two-factor secret in the log', async () => {
+    const client = ctx().client();
+    await client.csrf();
+    const email = uniqueEmail('logs');
+    const password = 'very-secret-password';
+    await client.post('/api/register', { name: 'Log', email, password, password_confirmation: password, agreement: true });
+    await client.post('/api/user/confirm-password', { password });
+    await client.post('/api/user/two-factor-authentication');
+    const secret = ((await client.get('/api/user/two-factor-secret-key')).json as { secretKey: string }).secretKey;
+    const codes = (await client.get('/api/user/two-factor-recovery-codes')).json as string[];
+    await client.post('/api/user/confirmed-two-factor-authentication', { code: currentTotp(secret) });
+    await client.post('/api/login', { email, password: 'wrong-password' });
+    await client.post('/api/forgot-password', { email });
+    const mail = await ctx().inbox.next(email);
+    const token = /password-reset\/([0-9a-f]{64})/.exec(mail.text ?? '')![1]!;
+    await client.post('/api/reset-password', { token, email, password: 'another-password', password_confirmation: 'another-password' });
+
+    const stored = (await one<{ password: string; two_factor_secret: string; two_factor_recovery_codes: string }>(
+      ctx().db,
+      sql`select password, two_factor_secret, two_factor_recovery_codes from users where email = ${email}`,
+    ))!;
+    const log = lines.join('\n');
+    assert.ok(lines.length > 10, 'the journey was logged');
+    for (const secretValue of [
+      password,
+      'another-password',
+      stored.password,
+      stored.two_factor_secret,
+      stored.two_factor_recovery_codes,
+      secret,
+      token,
+      ...codes,
+      ...client.jar.values(),
+    ]) {
+      assert.equal(log.includes(secretValue), false, `the log contains a secret (${secretValue.slice(0, 6)}…)`);
+    }
+  });
+
+  test('a failed query is logged without its parameters', () => {
+    const error = new DrizzleQueryError(
+      'insert into users (password) values ($1)',
+      ['$argon2id$v=19$secret-hash'],
+      Object.assign(new Error('boom'), { code: '23505' }),
+    );
+    const logged = JSON.stringify(loggableError(error));
+    assert.equal(logged.includes('secret-hash'), false);
+    assert.match(logged, /23505/);
+    assert.match(logged, /insert into users/);
+  });
+});
