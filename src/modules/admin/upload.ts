@@ -1,0 +1,103 @@
+import multipart from '@fastify/multipart';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { randomAlphanumeric } from '../../platform/crypto.ts';
+import { DomainError, ValidationError } from '../../platform/errors.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import { CONTENT_TYPES, publicUrl, type Storage } from '../../platform/storage/storage.ts';
+import { adminTransaction } from '../operation-logs/record.ts';
+import { detectImageType } from './image-type.ts';
+
+class MalformedUploadError extends DomainError {
+  readonly status = 400;
+  constructor() {
+    super('Malformed multipart body.');
+  }
+}
+
+const UploadResult = Type.Object({
+  url: Type.String({ description: '{APP_URL}/storage/<path>' }),
+  path: Type.String({ description: 'uploads/<yyyy>/<mm>/<random>.<ext>; use it as a thumbnail.' }),
+});
+
+/** Room for the multipart framing around a file of the largest allowed size. */
+const FRAMING_BYTES = 1024 * 1024;
+
+interface Received {
+  data: Buffer;
+  filename: string;
+}
+
+async function receiveFile(request: FastifyRequest, maxBytes: number): Promise<Received> {
+  const required = ValidationError.field('file', 'The file field is required.');
+  if (!request.isMultipart()) throw required;
+  let received: Received | undefined;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue;
+      if (part.fieldname === 'file' && received === undefined) received = { data: await part.toBuffer(), filename: part.filename };
+      else part.file.resume();
+    }
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw ValidationError.field('file', `The file field must not be greater than ${Math.floor(maxBytes / 1024)} kilobytes.`);
+    }
+    if (code === 'FST_FILES_LIMIT') throw ValidationError.field('file', 'The file field must be a single file.');
+    if (error instanceof DomainError) throw error;
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) throw new MalformedUploadError();
+    throw error;
+  }
+  if (received === undefined) throw required;
+  return received;
+}
+
+function storageKey(ext: string, now = new Date()): string {
+  const month = String(now.getUTCMonth() + 1).padStart(2, '0');
+  return `uploads/${now.getUTCFullYear()}/${month}/${randomAlphanumeric(40)}.${ext}`;
+}
+
+/**
+ * POST /api/admin/upload: one image in the multipart field `file`. Multipart parsing exists only
+ * in this route's scope; everywhere else a multipart body is refused as an unsupported type.
+ */
+export function registerUploadRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
+  const maxBytes = ctx.config.uploadMaxBytes;
+  void app.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25 } });
+    scope.post(
+      '/api/admin/upload',
+      {
+        schema: {
+          tags: ['Admin: upload'],
+          summary: 'Upload an image (png, jpeg, webp or gif, detected from its content)',
+          description: `multipart/form-data with one field \`file\`; at most ${maxBytes} bytes (UPLOAD_MAX_BYTES).`,
+          consumes: ['multipart/form-data'],
+          response: { 200: UploadResult, ...errorResponses },
+        },
+        config: { permission: 'uploads.manage' },
+        // A body far over the limit is refused before it is read (413 comes before every other check).
+        onRequest: async (request) => {
+          if (Number(request.headers['content-length'] ?? 0) > maxBytes + FRAMING_BYTES) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
+        },
+      },
+      async (request) => {
+        const file = await receiveFile(request, maxBytes);
+        const ext = detectImageType(file.data);
+        if (ext === undefined) throw ValidationError.field('file', 'The file field must be a file of type: png, jpeg, webp, gif.');
+        const key = storageKey(ext);
+        await storage.put(key, file.data);
+        const payload = { file: { name: file.filename, size: file.data.length, type: CONTENT_TYPES[ext] }, path: key };
+        try {
+          await adminTransaction(ctx, request, async () => undefined, payload);
+        } catch (error) {
+          await storage.delete(key);
+          throw error;
+        }
+        return { url: publicUrl(ctx.config.appUrl, key), path: key };
+      },
+    );
+  });
+}
