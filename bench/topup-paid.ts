@@ -1,0 +1,199 @@
+// `node bench/topup-paid.ts`: throughput of the paid top-up path on PostgreSQL — signed sandbox
+// webhook → top-up marked paid, amount + gift + referral reward credited, three ledger lines —
+// against `pgbench -b tpcb-like` on the same server in the same run (issue 4: at least 50 %).
+// The server runs in its own process (bench/lib/server.ts); autocannon drives it from this one.
+import { spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { sandboxSignature } from '../src/modules/payments/gateways/sandbox.ts';
+import { verifyLedger } from '../src/modules/wallet/verify.ts';
+import { openDatabase } from '../src/platform/db/client.ts';
+import { benchDatabase, DEFAULT_SERVER_URL } from './lib/database.ts';
+import { startServer } from './lib/server.ts';
+
+const { values } = parseArgs({
+  options: {
+    topups: { type: 'string', default: '20000' },
+    warmup: { type: 'string', default: '3000' },
+    users: { type: 'string', default: '2000' },
+    referrers: { type: 'string', default: '200' },
+    connections: { type: 'string', default: '20' },
+    'pgbench-clients': { type: 'string', default: '10' },
+    'pgbench-scale': { type: 'string', default: '10' },
+    'pgbench-seconds': { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const count = (name: keyof typeof values): number => {
+  const value = Number(values[name]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--${name} must be a positive whole number.`);
+    process.exit(2);
+  }
+  return value;
+};
+const measured = count('topups');
+const warmup = count('warmup');
+const users = count('users');
+const referrers = count('referrers');
+const connections = count('connections');
+const rounds = count('rounds');
+const SECRET = 'bench-sandbox-secret';
+const AMOUNT_CENTS = 5000;
+
+const database = await benchDatabase({ name: 'croupier_bench_topup' });
+const server = await startServer({
+  databaseUrl: database.databaseUrl,
+  dataDir: database.dataDir,
+  env: { PAYMENT_SANDBOX_SECRET: SECRET },
+  execArgv: process.env.CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`],
+});
+let failed = false;
+try {
+  const client = new pg.Client({ connectionString: database.databaseUrl });
+  await client.connect();
+  // Gifts and referral rewards on, so every payment writes three ledger lines.
+  await client.query(`insert into settings (name, version, value) values
+    ('topup', 2, '{"gift_rate_first_time": 1000, "gift_rate": 500, "options": []}'),
+    ('referral', 2, '{"bonus": 0, "topped_up_bonus": 100, "topped_up_bonus_rate": 150}')`);
+  // Accounts and pending top-ups are written directly: the bench is about paying, not signing up.
+  await client.query(
+    `insert into users (name, email, password, remember_nonce)
+     select 'Referrer ' || g, 'referrer' || g || '@bench.test', 'x', md5(g::text) from generate_series(1, $1::int) g`,
+    [referrers],
+  );
+  await client.query(
+    `insert into users (name, email, password, remember_nonce, ref)
+     select 'Player ' || g, 'player' || g || '@bench.test', 'x', md5(g::text), 1 + (g % $2::int)
+     from generate_series(1, $1::int) g`,
+    [users, referrers],
+  );
+  await client.query(
+    `insert into topups (public_id, user_id, payment_method_id, amount, currency, gateway, gateway_payment_id, qr_code)
+     select md5('topup' || g), $2::int + 1 + (g % $3::int), 1, $4::bigint, 'BRL', 'sandbox', 'BENCH' || g, 'bench'
+     from generate_series(1, $1::int) g`,
+    [warmup + rounds * measured, referrers, users, AMOUNT_CENTS],
+  );
+  await client.query('vacuum analyze');
+
+  // Bodies and signatures are made before each run so the load generator spends its CPU on
+  // sending, as pgbench's client does (signatures stay well inside the 300-second window).
+  let next = 0;
+  const signed = (count: number, from: number) => {
+    const at = Math.floor(Date.now() / 1000);
+    return Array.from({ length: count }, (_, i) => {
+      const body = JSON.stringify({ payment_id: `BENCH${from + i + 1}`, status: 'paid', amount: AMOUNT_CENTS / 100 });
+      return { body, signature: sandboxSignature(SECRET, body, at) };
+    });
+  };
+  const run = (amount: number) => {
+    const requests = signed(amount, next);
+    let index = 0;
+    next += amount;
+    return autocannon({
+      url: `${server.url}/api/webhooks/payments/sandbox`,
+      connections,
+      amount,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => {
+            const { body, signature } = requests[index++ % requests.length]!;
+            return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
+          },
+        },
+      ],
+    });
+  };
+
+  // Rounds alternate the two measurements so drift of this machine's load hits both alike;
+  // each figure is the median of its rounds.
+  const pgbench = pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
+  await run(warmup);
+  const ours: { rate: number; p50: number; p99: number; cpuMs: number }[] = [];
+  const theirs: number[] = [];
+  let failures = 0;
+  for (let round = 1; round <= rounds; round++) {
+    const cpuBefore = await server.cpu();
+    const started = process.hrtime.bigint();
+    const result = await run(measured);
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpu = (await server.cpu()) - cpuBefore;
+    failures += result.non2xx + result.errors + result.timeouts;
+    ours.push({
+      rate: result.requests.total / elapsed,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      cpuMs: cpu / result.requests.total / 1000,
+    });
+    theirs.push(pgbench());
+    console.error(`round ${round}: ${ours.at(-1)!.rate.toFixed(0)} paid top-ups/s, pgbench ${theirs.at(-1)!.toFixed(0)} tps`);
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  const paidPerSecond = median(ours.map((round) => round.rate));
+  const pgbenchTps = median(theirs);
+  const share = paidPerSecond / pgbenchTps;
+
+  const check = await client.query<{ paid: string; lines: string; types: string }>(
+    `select (select count(*) from topups where status = 1) as paid,
+      (select count(*) from ledger_entries) as lines,
+      (select string_agg(distinct type, ',' order by type) from ledger_entries) as types`,
+  );
+  await client.end();
+  const verifier = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
+  const report = await verifyLedger(verifier.db);
+  await verifier.close();
+
+  console.log(`paid top-up path on ${database.label}`);
+  console.log(
+    `${users} players, ${referrers} referrers, ${connections} connections, ${warmup} warm-up webhooks, then ${rounds} rounds of ${measured} webhooks and pgbench (medians)\n`,
+  );
+  console.log(
+    `webhook → credit + gift + referral: ${paidPerSecond.toFixed(0)} paid top-ups/s (p50 ${median(ours.map((r) => r.p50))} ms, p99 ${median(ours.map((r) => r.p99))} ms, server CPU ${median(ours.map((r) => r.cpuMs)).toFixed(2)} ms per payment)`,
+  );
+  console.log(`pgbench -b tpcb-like:               ${pgbenchTps.toFixed(0)} tps`);
+  console.log(`share of pgbench:                   ${(share * 100).toFixed(1)} % (target ≥ 50 %)\n`);
+  console.log(
+    `top-ups paid: ${check.rows[0]!.paid}, ledger lines: ${check.rows[0]!.lines} (${check.rows[0]!.types}), failures: ${failures}`,
+  );
+  console.log(
+    `ledger:verify: ${report.problems.length === 0 ? 'every balance matches its ledger' : `${report.problems.length} difference(s)`}`,
+  );
+  const expectedLines = 3 * (warmup + rounds * measured);
+  if (failures > 0 || Number(check.rows[0]!.lines) !== expectedLines || report.problems.length > 0) {
+    console.error(`INVALID RUN: expected ${expectedLines} ledger lines, no failures and a clean ledger.`);
+    failed = true;
+  } else if (share < 0.5) {
+    console.error('BELOW TARGET: the paid top-up path reached less than 50 % of pgbench.');
+    failed = true;
+  }
+} finally {
+  await server.stop();
+  await database.cleanup();
+}
+process.exit(failed ? 1 : 0);
+
+/**
+ * Initialises `pgbench` on its own database of the same server, and returns a function that
+ * runs `-b tpcb-like` once and answers its tps (without initial connection time).
+ */
+function pgbenchRunner(clients: number, scale: number, seconds: number): () => number {
+  const server = new URL(DEFAULT_SERVER_URL);
+  const common = ['-h', server.hostname, '-p', server.port || '5432', '-U', decodeURIComponent(server.username || 'postgres')];
+  const step = (command: string, args: string[]): string => {
+    const result = spawnSync(command, args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
+    return result.stdout;
+  };
+  step('dropdb', [...common, '--if-exists', '--force', 'croupier_pgbench']);
+  step('createdb', [...common, 'croupier_pgbench']);
+  step('pgbench', [...common, '-i', '-q', '-s', String(scale), 'croupier_pgbench']);
+  return () => {
+    const args = ['-b', 'tpcb-like', '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds), 'croupier_pgbench'];
+    const output = step('pgbench', [...common, ...args]);
+    const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output);
+    if (tps === null) throw new Error(`Unexpected pgbench output:\n${output}`);
+    return Number(tps[1]);
+  };
+}

@@ -1,0 +1,93 @@
+import { createHmac } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { randomAlphanumeric, safeEqual } from '../../../platform/crypto.ts';
+import { ValidationError } from '../../../platform/errors.ts';
+import { moneyProblem } from '../../../platform/money.ts';
+import { buildBrCode } from '../brcode.ts';
+import {
+  WebhookSignatureError,
+  type Charge,
+  type ChargeRequest,
+  type PaymentEvent,
+  type PaymentGateway,
+  type PaymentStatus,
+} from './gateway.ts';
+
+export const SANDBOX_WINDOW_S = 300;
+const SIGNATURE = /^t=(\d{1,12}),v1=([0-9a-fA-F]{64})$/;
+const STATUSES: Record<string, PaymentStatus> = { paid: 'paid', cancelled: 'cancelled', canceled: 'cancelled', failed: 'cancelled' };
+
+export interface SandboxOptions {
+  secret: string;
+  pixKey: string;
+  merchantName: string;
+  merchantCity: string;
+}
+
+/** `X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (contract section 11). */
+export function sandboxSignature(secret: string, rawBody: string, unixSeconds: number): string {
+  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${rawBody}`).digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+/**
+ * The built-in gateway: it issues real, payable-looking PIX BR Codes for our key and learns of
+ * payments only through its signed webhook (paying is simulated by posting that webhook).
+ */
+export class SandboxGateway implements PaymentGateway {
+  readonly code = 'sandbox';
+  readonly #options: SandboxOptions;
+
+  constructor(options: SandboxOptions) {
+    this.#options = options;
+  }
+
+  async createCharge(request: ChargeRequest): Promise<Charge> {
+    // The payment id doubles as the BR Code's txid, so a bank statement line names the charge.
+    const paymentId = `SBX${randomAlphanumeric(22)}`;
+    const qrCode = buildBrCode({
+      pixKey: this.#options.pixKey,
+      merchantName: this.#options.merchantName,
+      merchantCity: this.#options.merchantCity,
+      amountCents: request.amountCents,
+      txid: paymentId,
+    });
+    return { paymentId, qrCode };
+  }
+
+  verifyWebhook(rawBody: string, headers: IncomingHttpHeaders, now: Date): PaymentEvent {
+    const header = headers['x-signature'];
+    const match = typeof header === 'string' ? SIGNATURE.exec(header.trim()) : null;
+    if (match === null) throw new WebhookSignatureError();
+    const timestamp = Number(match[1]);
+    const expected = sandboxSignature(this.#options.secret, rawBody, timestamp);
+    const valid = safeEqual(`t=${match[1]},v1=${match[2]!.toLowerCase()}`, expected);
+    if (!valid || Math.abs(now.getTime() / 1000 - timestamp) > SANDBOX_WINDOW_S) throw new WebhookSignatureError();
+    return this.#event(rawBody);
+  }
+
+  #event(rawBody: string): PaymentEvent {
+    let body: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(rawBody);
+      body = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    } catch {
+      body = {};
+    }
+    const errors: Record<string, string[]> = {};
+    const paymentId = body.payment_id;
+    if (typeof paymentId !== 'string' || paymentId === '' || paymentId.length > 100)
+      errors.payment_id = ['The payment id field is required.'];
+    const status = typeof body.status === 'string' ? STATUSES[body.status.toLowerCase()] : undefined;
+    if (status === undefined) errors.status = ['The selected status is invalid.'];
+    const amount = body.amount === undefined ? 'The amount field is required.' : moneyProblem('amount', body.amount, { min: 1n });
+    if (typeof amount === 'string') errors.amount = [amount];
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    return { paymentId: paymentId as string, status: status!, amountCents: (amount as { cents: bigint }).cents };
+  }
+
+  /** The sandbox keeps no remote state: a payment exists only as its signed webhook. */
+  async queryStatus(_paymentId: string): Promise<PaymentStatus | 'unknown'> {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,53 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { one } from '../../platform/db/client.ts';
+import type { RegistrationHook } from '../../platform/context.ts';
+import { toCents } from '../../platform/money.ts';
+import { currentReferralSettings } from '../settings/repository.ts';
+import { applyLedgerOperation } from '../wallet/ledger.ts';
+
+/**
+ * Registration with `ref`: the referrer receives the `bonus` of the referral settings in force,
+ * as a `referral_bonus` line keyed by the new user (so it is paid once per referred user).
+ */
+export function referralSignupHook(currency: string): RegistrationHook {
+  return async (tx, user) => {
+    if (user.ref === null) return;
+    const { settings } = await currentReferralSettings(tx);
+    if (settings.bonus <= 0n) return;
+    await applyLedgerOperation(tx, {
+      userId: user.ref,
+      currency,
+      type: 'referral_bonus',
+      amount: settings.bonus,
+      referenceType: 'user',
+      referenceId: user.id,
+      description: `Referral reward: user #${user.id} registered`,
+      idempotencyKey: `referral:signup:${user.id}`,
+    });
+  };
+}
+
+export interface ReferralSummary {
+  referredUsers: number;
+  referredPaidUsers: number;
+  referredPaidTotal: bigint;
+}
+
+/** Counted from the records: referred users, those with a paid top-up, and what those top-ups sum to. */
+export async function referralSummary(db: Db, userId: number): Promise<ReferralSummary> {
+  const row = await one<{ users: number | string; paid_users: number | string; paid_total: number | string | bigint }>(
+    db,
+    sql`select
+      (select count(*) from users where ref = ${userId}) as users,
+      count(distinct t.user_id) as paid_users,
+      coalesce(sum(t.amount), 0) as paid_total
+      from topups t join users u on u.id = t.user_id
+      where u.ref = ${userId} and t.status = 1`,
+  );
+  return {
+    referredUsers: Number(row?.users ?? 0),
+    referredPaidUsers: Number(row?.paid_users ?? 0),
+    referredPaidTotal: toCents(row?.paid_total ?? 0),
+  };
+}

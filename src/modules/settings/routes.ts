@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { currentUser } from '../../platform/http/guard.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import { adminTransaction } from '../operation-logs/record.ts';
+import { parseSettings, presentSettings, SETTING_NAMES, settingsBody, settingsRecord } from './definitions.ts';
+import { currentSettings, insertSettingsVersion } from './repository.ts';
+
+/** GET/PUT /api/admin/settings/{referral,topup,withdraw} (contract section 10). */
+export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const tags = ['Admin: settings'];
+  for (const name of SETTING_NAMES) {
+    const path = `/api/admin/settings/${name}`;
+    const Wrapped = Type.Object({ data: settingsRecord(name) });
+
+    app.get(
+      path,
+      {
+        config: { permission: 'settings.view' },
+        schema: { tags, summary: `The ${name} settings in force`, response: { 200: Wrapped, ...errorResponses } },
+      },
+      async () => ({ data: presentSettings(name, (await currentSettings(ctx.db, name)).value) }),
+    );
+
+    app.put(
+      path,
+      {
+        config: { permission: 'settings.manage' },
+        schema: {
+          tags,
+          summary: `Replace the ${name} settings (stored as a new version; earlier computations keep theirs)`,
+          body: settingsBody(name),
+          response: { 200: Wrapped, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const stored = parseSettings(name, request.body as Record<string, unknown>);
+        const saved = await adminTransaction(ctx, request, (tx) => insertSettingsVersion(tx, name, stored, currentUser(request).id));
+        return { data: presentSettings(name, saved.value) };
+      },
+    );
+  }
+}

@@ -1,0 +1,94 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { IdFilter } from '../../platform/admin/list.ts';
+import { defineResource, registerResource } from '../../platform/admin/resource.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { currentUser } from '../../platform/http/guard.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import { adminTransaction } from '../operation-logs/record.ts';
+import { presentTopup, TopupRecord } from './present.ts';
+import { effectiveStatus, TOPUP_COLUMNS, type TopupRow } from './repository.ts';
+import type { TopupService } from './service.ts';
+
+const tags = ['Admin: top-ups'];
+const Params = Type.Object({ topup: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+const StatusBody = Type.Object({
+  status: Type.Integer({
+    minimum: 0,
+    maximum: 3,
+    'x-message': 'The selected status is invalid.',
+    description: '1 paid (credits), 2 cancelled.',
+  }),
+});
+const Wrapped = Type.Object({ data: TopupRecord });
+
+/** /api/admin/topups: list and detail by the admin convention, status changes through the one paid path. */
+export function registerAdminTopupRoutes(app: FastifyInstance, ctx: AppContext, service: TopupService): void {
+  const present = (row: TopupRow) => presentTopup(row, ctx.config.appUrl);
+
+  registerResource(
+    app,
+    ctx,
+    defineResource<TopupRow>({
+      path: '/api/admin/topups',
+      param: 'topup',
+      permission: 'topups',
+      tag: 'Admin: top-ups',
+      table: 'topups',
+      select: TOPUP_COLUMNS,
+      record: TopupRecord,
+      actions: ['list', 'show'],
+      filters: {
+        user_id: { schema: IdFilter },
+        payment_method_id: { schema: IdFilter },
+        status: {
+          schema: Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' }),
+          where: (value: number, alias: string) => sql`${effectiveStatus(alias)} = ${value}`,
+        },
+        gateway_payment_id: { schema: Type.String({ maxLength: 100 }) },
+      },
+      present,
+    }),
+  );
+
+  app.put(
+    '/api/admin/topups/:topup',
+    {
+      config: { permission: 'topups.manage' },
+      schema: {
+        tags,
+        summary: 'Change the status: pending → paid (credits once, as a gateway payment would) or pending → cancelled',
+        params: Params,
+        body: StatusBody,
+        response: { 200: Wrapped, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { topup } = request.params as { topup: number };
+      const { status } = request.body as { status: number };
+      const admin = currentUser(request).id;
+      const row = await adminTransaction(ctx, request, (tx) => service.setStatusByAdmin(tx, topup, status, admin));
+      return { data: present(row) };
+    },
+  );
+
+  app.post(
+    '/api/admin/topups/:topup/confirm',
+    {
+      config: { permission: 'topups.manage' },
+      schema: {
+        tags,
+        summary: 'Confirm a pending top-up by hand (the body is ignored); 409 when it is not pending',
+        params: Params,
+        response: { 200: Wrapped, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { topup } = request.params as { topup: number };
+      const admin = currentUser(request).id;
+      const row = await adminTransaction(ctx, request, (tx) => service.confirmByAdmin(tx, topup, admin));
+      return { data: present(row) };
+    },
+  );
+}

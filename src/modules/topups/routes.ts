@@ -1,0 +1,102 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { pageSchema, type ListQuery } from '../../platform/admin/list.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { currentUser } from '../../platform/http/guard.ts';
+import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
+import { rateToPercent, toUnits } from '../../platform/money.ts';
+import { gatewaysOf } from '../payments/gateways/registry.ts';
+import { currentTopupSettings } from '../settings/repository.ts';
+import { ownList } from '../wallet/own-list.ts';
+import { presentTopup, TopupRecord } from './present.ts';
+import { effectiveStatus, TOPUP_COLUMNS, type TopupRow } from './repository.ts';
+import { TopupService } from './service.ts';
+import { registerTopupWebhookRoutes } from './webhook-routes.ts';
+import { registerAdminTopupRoutes } from './admin-routes.ts';
+
+const tags = ['Top-ups'];
+
+const CreateBody = Type.Object({
+  payment_method_id: Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    'x-message': 'The selected payment method id is invalid.',
+  }),
+  amount: Type.Union([Type.Number(), Type.String()], { description: 'Currency units, at most 2 decimals, within the method’s min/max.' }),
+});
+
+const StatusFilter = Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' });
+
+const ownTopups = ownList({
+  table: 'topups',
+  alias: 't',
+  select: TOPUP_COLUMNS,
+  filters: { status: { schema: StatusFilter, where: (value: number, alias: string) => sql`${effectiveStatus(alias)} = ${value}` } },
+  search: [],
+  sort: undefined,
+  timestamp: 'created_at',
+});
+
+/** Customer top-ups (contract section 7), the gateway webhook and the admin top-up endpoints. */
+export function registerTopupRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const service = new TopupService(ctx, gatewaysOf(app, ctx));
+  const present = (row: TopupRow) => presentTopup(row, ctx.config.appUrl);
+
+  app.post(
+    '/api/topups',
+    {
+      config: { auth: true },
+      schema: {
+        tags,
+        summary: 'Start a top-up: answers the payment page URL and the PIX copy-and-paste code',
+        body: CreateBody,
+        response: { 201: Type.Object({ data: TopupRecord }), 502: MessageBody, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { payment_method_id: number; amount: unknown };
+      const topup = await service.create(currentUser(request).id, body.payment_method_id, body.amount, request.log);
+      return reply.code(201).send({ data: present(topup) });
+    },
+  );
+
+  app.get(
+    '/api/topups',
+    {
+      config: { auth: true },
+      schema: {
+        tags,
+        summary: 'The signed-in user’s top-ups, newest first',
+        querystring: ownTopups.querySchema,
+        response: { 200: pageSchema(TopupRecord), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const page = await ownTopups.page<TopupRow>(ctx, '/api/topups', request.query as ListQuery, currentUser(request).id);
+      return { ...page, data: page.data.map(present) };
+    },
+  );
+
+  app.get(
+    '/api/topup-options',
+    {
+      config: { auth: true },
+      schema: {
+        tags,
+        summary: 'Top-up amounts with a gift rate',
+        response: {
+          200: Type.Object({ data: Type.Object({ options: Type.Array(Type.Object({ value: Type.Number(), rate: Type.Number() })) }) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async () => {
+      const { settings } = await currentTopupSettings(ctx.db);
+      return { data: { options: settings.options.map((option) => ({ value: toUnits(option.value), rate: rateToPercent(option.rate) })) } };
+    },
+  );
+
+  registerTopupWebhookRoutes(app, service);
+  registerAdminTopupRoutes(app, ctx, service);
+}

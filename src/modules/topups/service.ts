@@ -1,0 +1,163 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AppContext } from '../../platform/context.ts';
+import { errorCode, type Db } from '../../platform/db/client.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { formatUnits, parseMoney, toCents } from '../../platform/money.ts';
+import { GatewayUnavailableError, type PaymentGateways } from '../payments/gateways/gateway.ts';
+import { isValidPixBrCode } from '../payments/brcode.ts';
+import { findPaymentMethod } from '../payments/methods.ts';
+import { markTopupPaid, notPendingConflict, payTopup } from './mark-paid.ts';
+import { paySpeculatively, readSettingsInForce, type SettingsSeen } from './pay-speculative.ts';
+import {
+  attachCharge,
+  cancelPendingTopup,
+  findTopup,
+  findTopupByPayment,
+  insertPendingTopup,
+  TOPUP_STATUS,
+  type TopupRow,
+} from './repository.ts';
+
+const STATUS_NAMES = ['pending', 'paid', 'cancelled', 'expired'];
+
+export interface WebhookResult {
+  topupId: number;
+  status: number;
+  /** True when the notification changed nothing (a replay, or a state already reached). */
+  duplicate: boolean;
+}
+
+/** Top-up rules: creation through a gateway, payment notifications and admin transitions. */
+export class TopupService {
+  readonly #ctx: AppContext;
+  readonly #gateways: PaymentGateways;
+  #settingsSeen: SettingsSeen | undefined;
+
+  constructor(ctx: AppContext, gateways: PaymentGateways) {
+    this.#ctx = ctx;
+    this.#gateways = gateways;
+  }
+
+  /**
+   * Creates a pending top-up and its charge. The gateway is called between two short
+   * transactions, never inside one; if it fails the top-up is cancelled, not left pending.
+   */
+  async create(userId: number, paymentMethodId: number, rawAmount: unknown, log: FastifyBaseLogger): Promise<TopupRow> {
+    const db = this.#ctx.db;
+    const method = await findPaymentMethod(db, paymentMethodId);
+    const gateway = method === undefined ? undefined : this.#gateways.get(method.gateway);
+    if (method === undefined || Number(method.status) !== 1 || gateway === undefined) {
+      throw ValidationError.field('payment_method_id', 'The selected payment method id is invalid.');
+    }
+    const min = toCents(method.min_amount);
+    const max = toCents(method.max_amount);
+    const amount = parseMoney('amount', rawAmount, { min: 1n });
+    if (amount < min) throw ValidationError.field('amount', `The amount must be at least ${formatUnits(min)}.`);
+    if (amount > max) throw ValidationError.field('amount', `The amount must not be greater than ${formatUnits(max)}.`);
+
+    const topup = await insertPendingTopup(db, {
+      userId,
+      paymentMethodId: Number(method.id),
+      amount,
+      currency: this.#ctx.config.defaultCurrency,
+      gateway: gateway.code,
+    });
+    const id = Number(topup.id);
+    let charge;
+    try {
+      charge = await gateway.createCharge({
+        reference: topup.public_id,
+        amountCents: amount,
+        currency: topup.currency,
+        description: `Top-up #${id}`,
+      });
+      if (charge.paymentId === '' || !isValidPixBrCode(charge.qrCode)) throw new Error('The gateway answered an unusable charge.');
+    } catch (error) {
+      log.error({ err: error, topupId: id, gateway: gateway.code }, 'payment gateway failed to create a charge; top-up cancelled');
+      await cancelPendingTopup(db, id);
+      throw new GatewayUnavailableError();
+    }
+    await attachCharge(db, id, charge.paymentId, charge.qrCode);
+    return (await findTopup(db, id))!;
+  }
+
+  /** A gateway notification: authenticated, matched to its top-up, applied at most once. */
+  async handleWebhook(gatewayCode: string, rawBody: string, headers: IncomingHttpHeaders, log: FastifyBaseLogger): Promise<WebhookResult> {
+    const gateway = this.#gateways.get(gatewayCode);
+    if (gateway === undefined) throw new NotFoundError();
+    const event = gateway.verifyWebhook(rawBody, headers, new Date());
+    const context = { gateway: gateway.code, paymentId: event.paymentId };
+    const refuseAmount = (topupId: number, expected: bigint): never => {
+      log.error(
+        { ...context, topupId, expected: formatUnits(expected), received: formatUnits(event.amountCents) },
+        'webhook amount does not match the top-up; not credited',
+      );
+      throw ValidationError.field('amount', 'The amount does not match the top-up.');
+    };
+    const unknown = (): never => {
+      log.warn(context, 'webhook for an unknown payment');
+      throw new NotFoundError();
+    };
+
+    if (event.status === 'cancelled') {
+      const topup = (await findTopupByPayment(this.#ctx.db, gateway.code, event.paymentId)) ?? unknown();
+      const id = Number(topup.id);
+      if (toCents(topup.amount) !== event.amountCents) refuseAmount(id, toCents(topup.amount));
+      const cancelled = await cancelPendingTopup(this.#ctx.db, id);
+      const now = (await findTopup(this.#ctx.db, id))!;
+      return { topupId: id, status: Number(now.status), duplicate: !cancelled };
+    }
+    if (event.status === 'pending') {
+      const topup = (await findTopupByPayment(this.#ctx.db, gateway.code, event.paymentId)) ?? unknown();
+      return { topupId: Number(topup.id), status: Number(topup.status), duplicate: true };
+    }
+
+    // The amount is part of the exactly-once gate: a mismatch never reaches the ledger.
+    const target = { gateway: gateway.code, paymentId: event.paymentId, amount: event.amountCents };
+    const paidAtOnce = await this.#payAtOnce(target);
+    if (paidAtOnce !== null) return { topupId: paidAtOnce, status: TOPUP_STATUS.paid, duplicate: false };
+    const outcome = await payTopup(this.#ctx.db, { target, via: 'webhook', actorId: null, allowExpired: true });
+    if (outcome.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: false };
+    if (outcome.topupId === null) return unknown();
+    if (outcome.amount !== event.amountCents) return refuseAmount(outcome.topupId, outcome.amount);
+    if (outcome.status === TOPUP_STATUS.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: true };
+    // Paid at the gateway but cancelled here: money arrived for a charge we gave up on.
+    log.error({ ...context, topupId: outcome.topupId }, 'payment reported for a cancelled top-up; needs manual review');
+    throw new ConflictError('The top-up is cancelled; the payment needs manual review.');
+  }
+
+  /**
+   * The one-statement payment with the settings this process last saw; null (after refreshing
+   * them) when it did not apply, so the general path decides.
+   */
+  async #payAtOnce(target: { gateway: string; paymentId: string; amount: bigint }): Promise<number | null> {
+    const db = this.#ctx.db;
+    this.#settingsSeen ??= await readSettingsInForce(db);
+    try {
+      const paid = await paySpeculatively(db, this.#settingsSeen, target);
+      if (paid !== null) return paid;
+    } catch (error) {
+      if (errorCode(error) !== '40001') throw error;
+    }
+    this.#settingsSeen = await readSettingsInForce(db);
+    return null;
+  }
+
+  /** Admin confirm or PUT status=1: the shared path, inside the admin's logged transaction. */
+  async confirmByAdmin(tx: Db, topupId: number, adminId: number): Promise<TopupRow> {
+    const outcome = await markTopupPaid(tx, { target: { id: topupId }, via: 'admin', actorId: adminId, allowExpired: false });
+    if (!outcome.paid) throw outcome.topupId === null ? new NotFoundError() : notPendingConflict(outcome.status);
+    return (await findTopup(tx, topupId))!;
+  }
+
+  /** Admin PUT status: 0→1 (credit), 0→2 (cancel); every other transition is a 409. */
+  async setStatusByAdmin(tx: Db, topupId: number, status: number, adminId: number): Promise<TopupRow> {
+    const current = await findTopup(tx, topupId);
+    if (current === undefined) throw new NotFoundError();
+    if (status === TOPUP_STATUS.paid) return this.confirmByAdmin(tx, topupId, adminId);
+    if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return (await findTopup(tx, topupId))!;
+    const from = STATUS_NAMES[Number((await findTopup(tx, topupId))!.status)] ?? 'unknown';
+    throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`);
+  }
+}

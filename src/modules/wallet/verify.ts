@@ -1,0 +1,88 @@
+import { sql } from 'drizzle-orm';
+import { one, rows, type Db } from '../../platform/db/client.ts';
+import { formatUnits, toCents } from '../../platform/money.ts';
+
+export interface LedgerProblem {
+  balanceId: number;
+  detail: string;
+}
+
+export interface LedgerReport {
+  balances: number;
+  entries: number;
+  problems: LedgerProblem[];
+}
+
+/** Reported per check; one broken balance can explain thousands of lines. */
+const LIMIT = 100;
+
+type Cents = number | string | bigint;
+
+/**
+ * Recomputes every balance from the ledger: the stored amount must equal the sum of its lines
+ * and the last line's balance_after; each line's balance_after must be the previous one plus its
+ * amount; a line must belong to its balance's user and currency.
+ */
+export async function verifyLedger(db: Db): Promise<LedgerReport> {
+  const problems: LedgerProblem[] = [];
+  const totals = await one<{ balances: Cents; entries: Cents }>(
+    db,
+    sql`select (select count(*) from balances) as balances, (select count(*) from ledger_entries) as entries`,
+  );
+
+  const sums = await rows<{ id: Cents; amount: Cents; total: Cents; last_after: Cents | null }>(
+    db,
+    sql`select b.id, b.amount, coalesce(s.total, 0) as total, l.balance_after as last_after
+      from balances b
+      left join (select balance_id, sum(amount) as total, max(id) as last_id from ledger_entries group by balance_id) s on s.balance_id = b.id
+      left join ledger_entries l on l.id = s.last_id
+      where b.amount <> coalesce(s.total, 0) or (l.id is not null and l.balance_after <> b.amount)
+      order by b.id limit ${LIMIT}`,
+  );
+  for (const row of sums) {
+    const amount = toCents(row.amount);
+    const total = toCents(row.total);
+    if (amount !== total) {
+      problems.push({ balanceId: Number(row.id), detail: `stored ${formatUnits(amount)}, ledger sum ${formatUnits(total)}` });
+    }
+    if (row.last_after !== null && toCents(row.last_after) !== amount) {
+      problems.push({
+        balanceId: Number(row.id),
+        detail: `stored ${formatUnits(amount)}, last balance_after ${formatUnits(toCents(row.last_after))}`,
+      });
+    }
+  }
+
+  const chain = await rows<{ id: Cents; balance_id: Cents; amount: Cents; balance_after: Cents; previous: Cents }>(
+    db,
+    sql`select id, balance_id, amount, balance_after, previous from (
+        select id, balance_id, amount, balance_after,
+          lag(balance_after, 1, 0::bigint) over (partition by balance_id order by id) as previous
+        from ledger_entries
+      ) lines where previous + amount <> balance_after order by id limit ${LIMIT}`,
+  );
+  for (const row of chain) {
+    problems.push({
+      balanceId: Number(row.balance_id),
+      detail: `line #${Number(row.id)}: ${formatUnits(toCents(row.previous))} + ${formatUnits(toCents(row.amount))} ≠ balance_after ${formatUnits(toCents(row.balance_after))}`,
+    });
+  }
+
+  const owners = await rows<{ id: Cents; balance_id: Cents }>(
+    db,
+    sql`select e.id, e.balance_id from ledger_entries e join balances b on b.id = e.balance_id
+      where e.user_id <> b.user_id or e.currency <> b.currency order by e.id limit ${LIMIT}`,
+  );
+  for (const row of owners) {
+    problems.push({ balanceId: Number(row.balance_id), detail: `line #${Number(row.id)} names another user or currency than its balance` });
+  }
+
+  return { balances: Number(totals?.balances ?? 0), entries: Number(totals?.entries ?? 0), problems };
+}
+
+export function formatLedgerReport(report: LedgerReport): string {
+  const head = `Checked ${report.balances} balances and ${report.entries} ledger lines:`;
+  if (report.problems.length === 0) return `${head} every balance matches its ledger.`;
+  const lines = report.problems.map((problem) => `  balance #${problem.balanceId}: ${problem.detail}`);
+  return [`${head} ${report.problems.length} difference(s).`, ...lines].join('\n');
+}
