@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { errorCode, one, transaction, type Db } from '../../platform/db/client.ts';
+import { isRetryable, one, transaction, type Db } from '../../platform/db/client.ts';
 import { ConflictError } from '../../platform/errors.ts';
 import { toCents } from '../../platform/money.ts';
 import { referralSettings, topupSettings, type StoredSettings } from '../settings/definitions.ts';
@@ -175,7 +175,7 @@ export async function payTopup(db: Db, input: MarkPaidInput): Promise<MarkPaidOu
       if (outcome !== 'changed') return outcome;
     }
   } catch (error) {
-    if (errorCode(error) !== '40001') throw error;
+    if (!isRetryable(error)) throw error;
   }
   return transaction(db, (tx) => markTopupPaid(tx, input));
 }

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../platform/context.ts';
-import { errorCode, type Db } from '../../platform/db/client.ts';
+import { isRetryable, type Db } from '../../platform/db/client.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { formatUnits, parseMoney, toCents } from '../../platform/money.ts';
 import { GatewayUnavailableError, type PaymentGateways } from '../payments/gateways/gateway.ts';
@@ -138,7 +138,7 @@ export class TopupService {
       const paid = await paySpeculatively(db, this.#settingsSeen, target);
       if (paid !== null) return paid;
     } catch (error) {
-      if (errorCode(error) !== '40001') throw error;
+      if (!isRetryable(error)) throw error;
     }
     this.#settingsSeen = await readSettingsInForce(db);
     return null;

@@ -80,9 +80,14 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>, attem
     try {
       return await db.transaction((tx) => work(tx as unknown as Db));
     } catch (error) {
-      if (attempt >= attempts || !RETRYABLE.has(errorCode(error) ?? '')) throw error;
+      if (attempt >= attempts || !isRetryable(error)) throw error;
     }
   }
+}
+
+/** A serialization failure or a deadlock: the work can be tried again from the start. */
+export function isRetryable(error: unknown): boolean {
+  return RETRYABLE.has(errorCode(error) ?? '');
 }
 
 /** PostgreSQL's SQLSTATE of an error, looking through drizzle's wrapper. */
