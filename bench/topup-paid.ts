@@ -87,23 +87,34 @@ try {
       return { body, signature: sandboxSignature(SECRET, body, at) };
     });
   };
+  // autocannon settles on its one-second tick, not at the last answer: timing the promise would
+  // add up to a second of idle time to a run of a few seconds, so the clock stops at the last answer.
+  let lastAnswer = 0n;
   const run = (amount: number) => {
     const requests = signed(amount, next);
     let index = 0;
     next += amount;
-    return autocannon({
-      url: `${server.url}/api/webhooks/payments/sandbox`,
-      connections,
-      amount,
-      requests: [
+    return new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
         {
-          method: 'POST',
-          setupRequest: (request) => {
-            const { body, signature } = requests[index++ % requests.length]!;
-            return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
-          },
+          url: `${server.url}/api/webhooks/payments/sandbox`,
+          connections,
+          amount,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (request) => {
+                const { body, signature } = requests[index++ % requests.length]!;
+                return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
+              },
+            },
+          ],
         },
-      ],
+        (error, result) => (error ? reject(error as Error) : resolve(result)),
+      );
+      instance.on('response', () => {
+        lastAnswer = process.hrtime.bigint();
+      });
     });
   };
 
@@ -118,7 +129,7 @@ try {
     const cpuBefore = await server.cpu();
     const started = process.hrtime.bigint();
     const result = await run(measured);
-    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+    const elapsed = Number(lastAnswer - started) / 1e9;
     const cpu = (await server.cpu()) - cpuBefore;
     failures += result.non2xx + result.errors + result.timeouts;
     ours.push({
