@@ -45,7 +45,10 @@ const app = await buildApp(config, {
     );
   },
 });
-app.addHook('onClose', () => database.close());
+app.addHook('onClose', async () => {
+  await app.requestsDrained();
+  await database.close();
+});
 
 let stopping = false;
 const stop = () => {

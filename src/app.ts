@@ -21,6 +21,7 @@ import { registerWalletRoutes } from './modules/wallet/routes.ts';
 import type { AppContext } from './platform/context.ts';
 import { Keyring } from './platform/crypto.ts';
 import type { Database } from './platform/db/client.ts';
+import { registerDrain } from './platform/http/drain.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerGuard } from './platform/http/guard.ts';
 import { scheduleHousekeeping } from './platform/housekeeping.ts';
@@ -108,6 +109,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   });
 
   registerErrorHandling(app);
+  registerDrain(app);
   await app.register(cookie);
   await app.register(cors, {
     origin: config.corsOrigins,
@@ -148,6 +150,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
 
   scheduleHousekeeping(app, ctx);
   app.addHook('onClose', async () => {
+    await app.requestsDrained();
     ctx.mailer.close();
     await redis?.quit();
   });

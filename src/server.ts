@@ -17,7 +17,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     await database.close();
     throw error;
   }
-  app.addHook('onClose', () => database.close());
+  app.addHook('onClose', async () => {
+    await app.requestsDrained();
+    await database.close();
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {
