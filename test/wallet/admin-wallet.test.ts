@@ -109,6 +109,31 @@ describe('admin balances, adjustments and transactions', () => {
     assert.equal(await balanceOf(t.db, player.id), 1000n);
   });
 
+  test('an Idempotency-Key reused for another amount or balance is a 422 that moves nothing', async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    const [first, second] = [await t.player(), await t.player()];
+    const adjust = async (userId: number) => {
+      const created = await admin.client.post('/api/admin/balances', { user_id: userId, currency: 'BRL' });
+      return `/api/admin/balances/${(created.json as { data: Balance }).data.id}/adjust`;
+    };
+    const [path, otherPath] = [await adjust(first.id), await adjust(second.id)];
+    const headers = { 'idempotency-key': 'reused-key' };
+    assert.equal((await admin.client.post(path, { amount: 10, reason: 'goodwill' }, headers)).status, 200);
+    for (const [target, amount] of [
+      [path, 11],
+      [otherPath, 10],
+    ] as const) {
+      const res = await admin.client.post(target, { amount, reason: 'goodwill' }, headers);
+      assert.equal(res.status, 422);
+      assert.deepEqual((res.json as { errors: unknown }).errors, {
+        idempotency_key: ['The Idempotency-Key was already used for a different adjustment.'],
+      });
+    }
+    assert.equal(await balanceOf(t.db, first.id), 1000n);
+    assert.equal(await balanceOf(t.db, second.id), 0n);
+  });
+
   test('admin transactions list the ledger with filters user_id, type and dates', async () => {
     const t = ctx();
     const admin = await t.withRole('super-admin');

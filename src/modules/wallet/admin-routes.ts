@@ -12,7 +12,7 @@ import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { formatUnits, parseMoney } from '../../platform/money.ts';
 import { adminTransaction } from '../operation-logs/record.ts';
-import { applyLedgerOperation, InsufficientFundsError } from './ledger.ts';
+import { applyLedgerOperation, IdempotencyMismatchError, InsufficientFundsError } from './ledger.ts';
 import {
   BalanceRecord,
   presentBalance,
@@ -140,6 +140,10 @@ export function registerAdminWalletRoutes(app: FastifyInstance, ctx: AppContext)
         } catch (error) {
           if (error instanceof InsufficientFundsError) {
             throw ValidationError.field('amount', `The balance would go below 0; it is ${formatUnits(error.available)}.`);
+          }
+          // Same key, other balance or amount: a client bug, refused as the IETF Idempotency-Key draft says (422).
+          if (error instanceof IdempotencyMismatchError) {
+            throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different adjustment.');
           }
           throw error;
         }
