@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { useApp, type Client, type SignedIn } from '../helpers/app.ts';
+import { buildApp } from '../../src/app.ts';
+import { testConfig, useApp, type Client, type SignedIn } from '../helpers/app.ts';
+import { freshDatabase } from '../helpers/database.ts';
 import { userWithPermissions } from './support.ts';
 
 /** Every admin resource of this issue, with a body that would be valid for its create. */
@@ -96,5 +98,23 @@ describe('admin permission matrix', () => {
     assert.ok(doc.paths['/api/admin/bank-cards/{bank_card}']?.delete);
     assert.ok(doc.paths['/api/admin/operation-logs/{operation_log}']?.get);
     assert.ok(doc.paths['/api/admin/upload']?.post);
+  });
+});
+
+// Every app the suites build passes the same start-up check, so the real admin routes all have one.
+describe('admin routes and permissions', () => {
+  test('an admin route added without a permission stops the app from starting', async () => {
+    const database = await freshDatabase();
+    try {
+      await assert.rejects(
+        buildApp(testConfig(), {
+          database: database.database,
+          extraRoutes: (app) => app.get('/api/admin/forgotten', async () => ({ open: true })),
+        }).then((app) => app.ready()),
+        /GET \/api\/admin\/forgotten is an admin route without a permission/,
+      );
+    } finally {
+      await database.drop();
+    }
   });
 });

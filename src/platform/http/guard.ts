@@ -56,6 +56,12 @@ export function passwordRecentlyConfirmed(ctx: AppContext, session: Session | nu
 export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('session', null);
   app.decorateRequest('user', null);
+  // Every admin route is behind a permission: one forgotten is a start-up error, not an open door.
+  app.addHook('onRoute', (route) => {
+    if (/^\/api\/admin(\/|$)/.test(route.url) && route.config?.permission === undefined) {
+      throw new Error(`${String(route.method)} ${route.url} is an admin route without a permission.`);
+    }
+  });
   app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     const config = request.routeOptions.config;
     // An unknown path or method is answered (404/405) before any session or CSRF work, as routing does in Laravel.
