@@ -43,10 +43,26 @@ export class LockoutError extends ValidationError {
   }
 }
 
+/** 400: a multipart body that cannot be read. */
+export class MalformedUploadError extends DomainError {
+  readonly status = 400;
+  constructor() {
+    super('Malformed multipart body.');
+  }
+}
+
 export class UnauthenticatedError extends DomainError {
   readonly status = 401;
   constructor() {
     super('Unauthenticated.');
+  }
+}
+
+/** 401: a webhook whose signature or timestamp does not check out. */
+export class WebhookSignatureError extends DomainError {
+  readonly status = 401;
+  constructor() {
+    super('Invalid signature.');
   }
 }
 
@@ -87,6 +103,14 @@ export class TooManyAttemptsError extends DomainError {
   constructor(retryAfter: number) {
     super(`Too many attempts. Please try again in ${retryAfter} seconds.`);
     this.headers['retry-after'] = String(retryAfter);
+  }
+}
+
+/** 502: the payment gateway failed or answered something unusable; nothing was charged on our side. */
+export class GatewayUnavailableError extends DomainError {
+  readonly status = 502;
+  constructor() {
+    super('The payment gateway is unavailable. Please try again later.');
   }
 }
 

@@ -3,18 +3,11 @@ import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
-import { DomainError, ValidationError } from '../../platform/errors.ts';
+import { DomainError, MalformedUploadError, ValidationError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { CONTENT_TYPES, publicUrl, type Storage } from '../../platform/storage/storage.ts';
 import { adminTransaction } from '../operation-logs/record.ts';
 import { detectImageType } from './image-type.ts';
-
-class MalformedUploadError extends DomainError {
-  readonly status = 400;
-  constructor() {
-    super('Malformed multipart body.');
-  }
-}
 
 const UploadResult = Type.Object({
   url: Type.String({ description: '{APP_URL}/storage/<path>' }),

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { DomainError } from '../../../platform/errors.ts';
 
 /** What we ask a gateway to collect: one charge per top-up. */
 export interface ChargeRequest {
@@ -41,22 +40,6 @@ export interface PaymentGateway {
   verifyWebhook(rawBody: string, headers: IncomingHttpHeaders, now: Date): PaymentEvent;
   /** The provider's view of a payment, for reconciliation. */
   queryStatus(paymentId: string): Promise<PaymentStatus | 'unknown'>;
-}
-
-/** 401: a webhook whose signature or timestamp does not check out. */
-export class WebhookSignatureError extends DomainError {
-  readonly status = 401;
-  constructor() {
-    super('Invalid signature.');
-  }
-}
-
-/** 502: the gateway failed or answered something unusable; nothing was charged on our side. */
-export class GatewayUnavailableError extends DomainError {
-  readonly status = 502;
-  constructor() {
-    super('The payment gateway is unavailable. Please try again later.');
-  }
 }
 
 /** The gateways this instance knows, by code. */

@@ -1,17 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomAlphanumeric, safeEqual } from '../../../platform/crypto.ts';
-import { ValidationError } from '../../../platform/errors.ts';
+import { ValidationError, WebhookSignatureError } from '../../../platform/errors.ts';
 import { moneyProblem } from '../../../platform/money.ts';
 import { buildBrCode } from '../brcode.ts';
-import {
-  WebhookSignatureError,
-  type Charge,
-  type ChargeRequest,
-  type PaymentEvent,
-  type PaymentGateway,
-  type PaymentStatus,
-} from './gateway.ts';
+import { type Charge, type ChargeRequest, type PaymentEvent, type PaymentGateway, type PaymentStatus } from './gateway.ts';
 
 export const SANDBOX_WINDOW_S = 300;
 const SIGNATURE = /^t=(\d{1,12}),v1=([0-9a-fA-F]{64})$/;
