@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { isRetryable, one, transaction, type Db } from '../../platform/db/client.ts';
+import { one, type Db } from '../../platform/db/client.ts';
 import { ConflictError } from '../../platform/errors.ts';
 import { toCents } from '../../platform/money.ts';
 import { referralSettings, topupSettings, type StoredSettings } from '../settings/definitions.ts';
 import type { LedgerOperation } from '../wallet/ledger.ts';
-import { applyGuardedLedgerOperations, applyLedgerOperations } from '../wallet/ledger-batch.ts';
-import { namedOne } from '../wallet/named.ts';
+import { applyLedgerOperations } from '../wallet/ledger-batch.ts';
 import { effectiveStatus, notExpired, TOPUP_STATUS } from './repository.ts';
 import { giftAmount, referralTopupReward } from './rewards.ts';
 
@@ -105,10 +104,7 @@ interface Paying {
 }
 
 /** The money a payment moves, by the rules of docs/wallet.md: amount, gift, referral reward. */
-function paymentOf(
-  row: Pick<PaidRow, 'id' | 'user_id' | 'amount' | 'currency' | 'ref' | 'topup_settings' | 'referral_settings'>,
-  firstPaid: boolean,
-): Paying {
+function paymentOf(row: PaidRow, firstPaid: boolean): Paying {
   const id = Number(row.id);
   const userId = Number(row.user_id);
   const amount = toCents(row.amount);
@@ -142,90 +138,6 @@ function paymentOf(
     });
   }
   return { amount, gift, referralReward, ops };
-}
-
-interface SeenRow {
-  id: number | string;
-  user_id: number | string;
-  amount: number | string | bigint;
-  currency: string;
-  status: number;
-  ref: number | string | null;
-  ts_id: number | string;
-  topup_settings: StoredSettings | string;
-  rs_id: number | string;
-  referral_settings: StoredSettings | string;
-  paid_count: number | string;
-}
-
-const FAST_ATTEMPTS = 3;
-
-/**
- * The same payment as markTopupPaid, for a caller without a transaction (the webhook), in two
- * round trips and one commit: a plain read of the top-up, its settings in force and the user's
- * paid count, then ONE statement that marks it paid only if none of that changed meanwhile
- * (status still 0, same settings versions, same paid count) and moves the money in the same
- * statement. If any of it changed, it reads again; if the statement cannot complete (a balance
- * to create first, a serialization failure), the transactional path takes over.
- */
-export async function payTopup(db: Db, input: MarkPaidInput): Promise<MarkPaidOutcome> {
-  try {
-    for (let attempt = 0; attempt < FAST_ATTEMPTS; attempt++) {
-      const outcome = await payInOneStatement(db, input);
-      if (outcome !== 'changed') return outcome;
-    }
-  } catch (error) {
-    if (!isRetryable(error)) throw error;
-  }
-  return transaction(db, (tx) => markTopupPaid(tx, input));
-}
-
-async function payInOneStatement(db: Db, input: MarkPaidInput): Promise<MarkPaidOutcome | 'changed'> {
-  const target = input.target;
-  const lookup =
-    'id' in target ? sql`t.id = ${target.id}` : sql`t.gateway = ${target.gateway} and t.gateway_payment_id = ${target.paymentId}`;
-  const seen = await namedOne<SeenRow>(
-    db,
-    sql`select t.id, t.user_id, t.amount, t.currency, ${effectiveStatus('t')}::int as status, u.ref,
-        ts.id as ts_id, ts.value as topup_settings, rs.id as rs_id, rs.value as referral_settings, coalesce(c.paid_count, 0) as paid_count
-      from topups t join users u on u.id = t.user_id
-      left join topup_counters c on c.user_id = t.user_id
-      cross join (select id, value from settings where name = 'topup' order by version desc limit 1) ts
-      cross join (select id, value from settings where name = 'referral' order by version desc limit 1) rs
-      where ${lookup}`,
-  );
-  if (seen === undefined) return { paid: false, topupId: null };
-  const id = Number(seen.id);
-  const status = Number(seen.status);
-  const notPaid = { paid: false as const, topupId: id, status, amount: toCents(seen.amount) };
-  if ('amount' in target && toCents(seen.amount) !== target.amount) return notPaid;
-  if (!(status === TOPUP_STATUS.pending || (status === TOPUP_STATUS.expired && input.allowExpired))) return notPaid;
-
-  const paidCount = BigInt(seen.paid_count);
-  const paying = paymentOf(seen, paidCount === 0n);
-  const expiry = input.allowExpired ? sql`` : sql`and ${notExpired('t')}`;
-  const guard = {
-    with: sql`paid as (
-        update topups t set status = 1, paid_at = now(), updated_at = now(), paid_via = ${input.via}, paid_by = ${input.actorId},
-          topup_settings_id = ${seen.ts_id}, referral_settings_id = ${seen.rs_id}
-        where t.id = ${id} and t.status = 0 ${expiry}
-          and (select id from settings where name = 'topup' order by version desc limit 1) = ${seen.ts_id}
-          and (select id from settings where name = 'referral' order by version desc limit 1) = ${seen.rs_id}
-        returning t.id
-      ),
-      counted as (
-        insert into topup_counters (user_id, paid_count, paid_total) select ${seen.user_id}::bigint, 1, ${paying.amount}::bigint from paid
-        on conflict (user_id) do update set paid_count = topup_counters.paid_count + 1,
-          paid_total = topup_counters.paid_total + excluded.paid_total, updated_at = now()
-        where topup_counters.paid_count = ${paidCount}::bigint
-        returning paid_count
-      )`,
-    passed: sql`exists (select 1 from counted)`,
-    consistent: sql`(select count(*) from paid) = (select count(*) from counted)`,
-  };
-  const outcomes = await applyGuardedLedgerOperations(db, guard, paying.ops);
-  if (outcomes === null) return 'changed';
-  return { paid: true, topupId: id, amount: paying.amount, gift: paying.gift, referralReward: paying.referralReward };
 }
 
 /** The 409 an admin gets for a top-up that is not pending. */

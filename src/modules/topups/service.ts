@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../platform/context.ts';
-import { isRetryable, type Db } from '../../platform/db/client.ts';
+import { isRetryable, transaction, type Db } from '../../platform/db/client.ts';
 import { ConflictError, GatewayUnavailableError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { formatUnits, parseMoney, toCents } from '../../platform/money.ts';
 import type { PaymentGateways } from '../payments/gateways/gateway.ts';
 import { isValidPixBrCode } from '../payments/brcode.ts';
 import { findPaymentMethod } from '../payments/methods.ts';
-import { markTopupPaid, notPendingConflict, payTopup } from './mark-paid.ts';
+import { markTopupPaid, notPendingConflict } from './mark-paid.ts';
 import { paySpeculatively, readSettingsInForce, type SettingsSeen } from './pay-speculative.ts';
 import {
   attachCharge,
@@ -117,7 +117,9 @@ export class TopupService {
     const target = { gateway: gateway.code, paymentId: event.paymentId, amount: event.amountCents };
     const paidAtOnce = await this.#payAtOnce(target);
     if (paidAtOnce !== null) return { topupId: paidAtOnce, status: TOPUP_STATUS.paid, duplicate: false };
-    const outcome = await payTopup(this.#ctx.db, { target, via: 'webhook', actorId: null, allowExpired: true });
+    const outcome = await transaction(this.#ctx.db, (tx) =>
+      markTopupPaid(tx, { target, via: 'webhook', actorId: null, allowExpired: true }),
+    );
     if (outcome.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: false };
     if (outcome.topupId === null) return unknown();
     if (outcome.amount !== event.amountCents) return refuseAmount(outcome.topupId, outcome.amount);

@@ -2,7 +2,6 @@ import { sql, type SQL } from 'drizzle-orm';
 import { one, type Db } from '../../platform/db/client.ts';
 import { toCents } from '../../platform/money.ts';
 import { applyLedgerOperation, type LedgerOperation, type LedgerOutcome } from './ledger.ts';
-import { namedOne } from './named.ts';
 
 /** Thrown when some keys of a batch were used before and others not: the caller's transaction must roll back. */
 export class PartialReplayError extends Error {
@@ -59,26 +58,6 @@ export async function applyLedgerOperations(tx: Db, ops: LedgerOperation[]): Pro
   return outcomes;
 }
 
-/**
- * A business change and its money movements as ONE self-contained statement, for callers that
- * run it outside a transaction (one round trip, one commit). `guard.with` holds the caller's
- * data-modifying CTEs (e.g. a status change), `guard.passed` says whether they took effect and
- * `guard.consistent` whether they agree with each other. Not passed: nothing moves and the
- * answer is null. Passed: every movement must apply at once (balances present and covering,
- * keys fresh), else the whole statement fails with SQLSTATE 40001 (wallet_abort) and nothing of
- * it remains, so the caller can retry on a careful, transactional path.
- */
-export async function applyGuardedLedgerOperations(
-  db: Db,
-  guard: { with: SQL; passed: SQL; consistent: SQL },
-  ops: LedgerOperation[],
-): Promise<LedgerOutcome[] | null> {
-  const plan = planBatch(ops);
-  const row = (await namedOne<BatchRow & { passed: boolean }>(db, batchStatement(plan, guard)))!;
-  if (row.passed !== true) return null;
-  return outcomesOf(plan, parsed(row.entries));
-}
-
 interface Placed {
   op: LedgerOperation;
   g: number;
@@ -120,12 +99,11 @@ function outcomesOf(
   });
 }
 
-function batchStatement({ groups, placed }: Plan, guard?: { with: SQL; passed: SQL; consistent: SQL }): SQL {
-  const gate = guard === undefined ? sql`` : sql` and ${guard.passed}`;
+function batchStatement({ groups, placed }: Plan): SQL {
   const updates = groups.map(
     (group, g) => sql`${sql.raw(`b${g}`)} as (
       update balances set amount = amount + ${group.delta}::bigint, updated_at = now()
-      where user_id = ${group.userId} and currency = ${group.currency} and amount + ${group.lowest}::bigint >= 0${gate}
+      where user_id = ${group.userId} and currency = ${group.currency} and amount + ${group.lowest}::bigint >= 0
       returning id, amount, ${g}::int as g
     )`,
   );
@@ -143,13 +121,7 @@ function batchStatement({ groups, placed }: Plan, guard?: { with: SQL; passed: S
     ),
     sql`, `,
   );
-  const check =
-    guard === undefined
-      ? sql``
-      : sql`, ${guard.passed} as passed,
-        case when not (${guard.consistent}) or (${guard.passed} and (select count(*) from entry) <> ${placed.length})
-          then wallet_abort('guarded ledger statement incomplete') else 0 end as checked`;
-  return sql`with ${guard === undefined ? sql`` : sql`${guard.with}, `}${sql.join(updates, sql`, `)},
+  return sql`with ${sql.join(updates, sql`, `)},
     moved as (${moved}),
     ops (k, g, offset_after, user_id, currency, type, amount, reference_type, reference_id, description, idempotency_key) as (values ${values}),
     entry as (
@@ -165,5 +137,5 @@ function batchStatement({ groups, placed }: Plan, guard?: { with: SQL; passed: S
     select (select count(*) from moved) as moved,
       (select json_agg(json_build_object('g', g, 'id', id, 'amount', amount)) from moved) as balances,
       (select json_agg(json_build_object('id', e.id, 'k', o.k, 'balance_id', e.balance_id, 'balance_after', e.balance_after))
-        from entry e join ops o on o.idempotency_key = e.idempotency_key) as entries${check}`;
+        from entry e join ops o on o.idempotency_key = e.idempotency_key) as entries`;
 }
