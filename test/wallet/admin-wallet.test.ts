@@ -109,6 +109,24 @@ describe('admin balances, adjustments and transactions', () => {
     assert.equal(await balanceOf(t.db, player.id), 1000n);
   });
 
+  test('10 concurrent adjustments with one Idempotency-Key all answer 200 and move money once', async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    const player = await t.player();
+    const created = await admin.client.post('/api/admin/balances', { user_id: player.id, currency: 'BRL' });
+    const path = `/api/admin/balances/${(created.json as { data: Balance }).data.id}/adjust`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => admin.client.post(path, { amount: 25, reason: 'goodwill' }, { 'idempotency-key': 'race-1' })),
+    );
+    assert.deepEqual(
+      answers.map((res) => res.status),
+      Array.from({ length: 10 }, () => 200),
+    );
+    assert.equal(await balanceOf(t.db, player.id), 2500n);
+    const lines = await rows(t.db, sql`select 1 from ledger_entries where user_id = ${player.id} and type = 'adjustment'`);
+    assert.equal(lines.length, 1);
+  });
+
   test('an Idempotency-Key reused for another amount or balance is a 422 that moves nothing', async () => {
     const t = ctx();
     const admin = await t.withRole('super-admin');
