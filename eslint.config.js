@@ -22,6 +22,20 @@ export default tseslint.config(
     },
   },
   {
+    // Platform is the floor features stand on: it never reaches up into a feature.
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)modules/', message: 'src/platform must not import from src/modules; pass what it needs in from app.ts.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['bin/**/*.js', 'eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly' }, parserOptions: { projectService: false } },

@@ -7,17 +7,23 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Config } from './config.ts';
-import type { HashingOptions } from './modules/auth/hashing.ts';
-import { registerAuthRoutes } from './modules/auth/routes.ts';
-import { registerBankRoutes } from './modules/banks/routes.ts';
+import { registerAccessRoutes } from './modules/access/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
+import { PasswordResetService } from './modules/auth/password-reset.ts';
+import { registerAuthRoutes } from './modules/auth/routes.ts';
+import { AccountService } from './modules/auth/service.ts';
+import { registerBankRoutes } from './modules/banks/routes.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
 import { registerReferralRoutes } from './modules/referral/routes.ts';
 import { registerSettingsRoutes } from './modules/settings/routes.ts';
+import { registerPayPageRoutes } from './modules/topups/pay-page-routes.ts';
 import { registerTopupRoutes } from './modules/topups/routes.ts';
+import { UserIdentity } from './modules/users/identity.ts';
+import { registerUserRoutes } from './modules/users/routes.ts';
 import { registerWalletRoutes } from './modules/wallet/routes.ts';
+import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import type { AppContext } from './platform/context.ts';
 import { Keyring } from './platform/crypto.ts';
 import type { Database } from './platform/db/client.ts';
@@ -80,14 +86,17 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
 
   const db = options.database.db;
   const keys = new Keyring(config.appKey);
+  const identity = new UserIdentity();
   const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
-  const sessionStore = redis === undefined ? new DbSessionStore(db) : new RedisSessionStore(redis, db, config.sessionLifetimeMin * 60);
+  const sessionStore =
+    redis === undefined ? new DbSessionStore(db, identity) : new RedisSessionStore(redis, db, identity, config.sessionLifetimeMin * 60);
   const ctx: AppContext = {
     config,
     database: options.database,
     db,
     keys,
-    sessions: new SessionManager(sessionStore, new RememberTokens(db, keys), config),
+    identity,
+    sessions: new SessionManager(sessionStore, new RememberTokens(db, keys, identity), config),
     mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
     registrationHooks: [],
@@ -136,19 +145,25 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   });
   registerGuard(app, ctx);
 
+  const hasher = new PasswordHasher(options.hashing);
+  const accounts = new AccountService(ctx, hasher, config.appName);
+
   registerHealthRoutes(app, ctx);
-  registerAuthRoutes(app, ctx, { hashing: options.hashing, appName: config.appName });
+  registerAuthRoutes(app, ctx, accounts, new PasswordResetService(ctx, accounts));
+  registerUserRoutes(app, ctx, hasher);
+  registerAccessRoutes(app, ctx);
   registerOperationLogRoutes(app, ctx);
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx);
   registerSettingsRoutes(app, ctx);
   registerPaymentRoutes(app, ctx);
   registerTopupRoutes(app, ctx);
+  registerPayPageRoutes(app, ctx);
   registerReferralRoutes(app, ctx);
-  registerAdminRoutes(app, ctx, { hashing: options.hashing });
+  registerAdminRoutes(app, ctx);
   options.extraRoutes?.(app, ctx);
 
-  scheduleHousekeeping(app, ctx);
+  scheduleHousekeeping(app, [ctx.sessions, ctx.limiter]);
   app.addHook('onClose', async () => {
     await app.requestsDrained();
     ctx.mailer.close();

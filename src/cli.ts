@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { PasswordHasher } from './modules/auth/hashing.ts';
+import { PasswordHasher } from './platform/auth/passwords.ts';
 import { createOrPromoteAdmin } from './modules/users/admin-create.ts';
 import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';
 import { openDatabase, type Database } from './platform/db/client.ts';

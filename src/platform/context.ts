@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { Identity } from './auth/identity.ts';
 import type { Keyring } from './crypto.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Mailer } from './mail/mailer.ts';
@@ -17,6 +18,8 @@ export interface AppContext {
   database: Database;
   db: Db;
   keys: Keyring;
+  /** Users as the platform knows them (sessions, guard, admin convention); implemented by the users module. */
+  identity: Identity;
   sessions: SessionManager;
   mailer: Mailer;
   limiter: RateLimiter;

@@ -1,24 +1,26 @@
-import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from './context.ts';
 import { loggableError } from './log-safety.ts';
 
 const EVERY_MS = 10 * 60 * 1000;
 
-/**
- * Deletes what has expired: idle sessions and finished rate-limit windows. Expiry is already
- * enforced when rows are read; this only keeps the tables small.
- */
-export async function sweep(ctx: AppContext): Promise<void> {
-  await ctx.sessions.store.prune(ctx.sessions.idleSeconds);
-  await ctx.db.execute(sql`delete from rate_limits where reset_at < now()`);
+/** Something that keeps expired rows (idle sessions, finished rate-limit windows) and can drop them. */
+export interface Prunable {
+  prune(): Promise<number>;
 }
 
-export function scheduleHousekeeping(app: FastifyInstance, ctx: AppContext): void {
+/**
+ * Asks each owner to delete what has expired. Expiry is already enforced when rows are read;
+ * this only keeps the tables small, so each owner decides what "expired" means for its rows.
+ */
+export async function sweep(owners: Prunable[]): Promise<void> {
+  for (const owner of owners) await owner.prune();
+}
+
+export function scheduleHousekeeping(app: FastifyInstance, owners: Prunable[]): void {
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
     timer = setInterval(() => {
-      sweep(ctx).catch((error: unknown) => app.log.warn({ err: loggableError(error) }, 'housekeeping failed'));
+      sweep(owners).catch((error: unknown) => app.log.warn({ err: loggableError(error) }, 'housekeeping failed'));
     }, EVERY_MS);
     timer.unref();
   });

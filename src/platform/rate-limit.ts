@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { one, type Db } from './db/client.ts';
+import { one, rows, type Db } from './db/client.ts';
 
 export interface RateLimitState {
   hits: number;
@@ -13,6 +13,8 @@ export interface RateLimiter {
   /** The live count, or null when the window is over. */
   peek(key: string): Promise<RateLimitState | null>;
   clear(key: string): Promise<void>;
+  /** Drops finished windows; answers how many. */
+  prune(): Promise<number>;
 }
 
 /**
@@ -50,5 +52,10 @@ export class DbRateLimiter implements RateLimiter {
 
   async clear(key: string): Promise<void> {
     await this.#db.execute(sql`delete from rate_limits where key = ${key}`);
+  }
+
+  async prune(): Promise<number> {
+    const gone = await rows(this.#db, sql`delete from rate_limits where reset_at < now() returning key`);
+    return gone.length;
   }
 }

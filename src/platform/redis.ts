@@ -42,4 +42,9 @@ export class RedisRateLimiter implements RateLimiter {
   async clear(key: string): Promise<void> {
     await this.#redis.del(PREFIX + key);
   }
+
+  /** Redis expires finished windows itself. */
+  async prune(): Promise<number> {
+    return 0;
+  }
 }

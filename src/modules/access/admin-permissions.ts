@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/admin/resource.ts';
 import { iso } from '../../platform/admin/rules.ts';
-import { SUPER_ADMIN } from './repository.ts';
+import { SUPER_ADMIN } from '../../platform/auth/identity.ts';
 
 interface PermissionRow {
   id: number | string;

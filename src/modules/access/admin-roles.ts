@@ -4,7 +4,7 @@ import { defineResource } from '../../platform/admin/resource.ts';
 import { iso } from '../../platform/admin/rules.ts';
 import { ConflictError, ValidationError } from '../../platform/errors.ts';
 import { permissionIdsByName, syncRolePermissions } from './permission-names.ts';
-import { SUPER_ADMIN } from './repository.ts';
+import { SUPER_ADMIN } from '../../platform/auth/identity.ts';
 
 interface RoleRow {
   id: number | string;

@@ -1,8 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../../platform/db/client.ts';
 
-export const SUPER_ADMIN = 'super-admin';
-
 /** The permission names the user holds through their roles. */
 export async function permissionNamesOf(db: Db, userId: number): Promise<Set<string>> {
   const found = await rows<{ name: string }>(

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { one, rows, type Db } from '../../platform/db/client.ts';
 import { ValidationError } from '../../platform/errors.ts';
-import type { AuthUser } from '../users/auth-user.ts';
-import { permissionNamesOf, SUPER_ADMIN } from './repository.ts';
+import { SUPER_ADMIN, type AuthUser } from '../../platform/auth/identity.ts';
+import { permissionNamesOf } from './repository.ts';
 
 /** Ids of the named roles; a name that is no role is a 422 on `roles.<index>`, as Laravel reports it. */
 export async function roleIdsByName(tx: Db, names: string[]): Promise<number[]> {

@@ -1,5 +1,4 @@
 import { bigint, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { users } from '../users/tables.ts';
 
 export const roles = pgTable('roles', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
@@ -18,9 +17,9 @@ export const permissions = pgTable('permissions', {
 export const roleUser = pgTable(
   'role_user',
   {
-    userId: bigint('user_id', { mode: 'number' })
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    // References users (on delete cascade) in the migration; not declared here so that access
+    // does not depend on the users module, which depends on it.
+    userId: bigint('user_id', { mode: 'number' }).notNull(),
     roleId: bigint('role_id', { mode: 'number' })
       .notNull()
       .references(() => roles.id, { onDelete: 'cascade' }),

@@ -13,8 +13,7 @@ import {
   truthy,
 } from '../../platform/http/schemas.ts';
 import { presentUser, UserSchema } from '../users/present.ts';
-import { PasswordHasher, type HashingOptions } from './hashing.ts';
-import { PasswordResetService, RESET_MESSAGES } from './password-reset.ts';
+import { RESET_MESSAGES, type PasswordResetService } from './password-reset.ts';
 import * as S from './schemas.ts';
 import { AccountService, MESSAGES } from './service.ts';
 
@@ -22,15 +21,8 @@ const CHALLENGE_LIMIT = 5;
 const CHALLENGE_WINDOW_S = 60;
 const tags = ['Account'];
 
-export interface AuthRouteOptions {
-  hashing?: HashingOptions;
-  appName?: string;
-}
-
 /** The Account endpoints of contract section 6, answering exactly as Fortify + Sanctum do. */
-export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, options: AuthRouteOptions = {}): AccountService {
-  const accounts = new AccountService(ctx, new PasswordHasher(options.hashing), options.appName);
-  const resets = new PasswordResetService(ctx, accounts);
+export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accounts: AccountService, resets: PasswordResetService): void {
   const { sessions } = ctx;
 
   app.get(
@@ -273,6 +265,4 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, option
       return sendEmptyString(reply);
     },
   );
-
-  return accounts;
 }

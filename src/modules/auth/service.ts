@@ -15,7 +15,7 @@ import {
   USERS_EMAIL_UNIQUE,
 } from '../users/repository.ts';
 import type { UserRow } from '../users/tables.ts';
-import type { PasswordHasher } from './hashing.ts';
+import type { PasswordHasher } from '../../platform/auth/passwords.ts';
 import {
   findRecoveryCode,
   matchTotpStep,

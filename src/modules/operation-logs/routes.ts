@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { operationLogsResource } from './resource.ts';
+import { operationLogsResource } from './admin-operation-logs.ts';
 
 /** GET /api/admin/operation-logs, GET and DELETE /api/admin/operation-logs/:operation_log. */
 export function registerOperationLogRoutes(app: FastifyInstance, ctx: AppContext): void {

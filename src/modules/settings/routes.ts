@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import { adminTransaction } from '../operation-logs/record.ts';
+import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { parseSettings, presentSettings, SETTING_NAMES, settingsBody, settingsRecord } from './definitions.ts';
 import { currentSettings, insertSettingsVersion } from './repository.ts';
 

@@ -1,6 +1,7 @@
 import { transaction, type Db } from '../../platform/db/client.ts';
-import { assignRole, SUPER_ADMIN } from '../access/repository.ts';
-import type { PasswordHasher } from '../auth/hashing.ts';
+import { SUPER_ADMIN } from '../../platform/auth/identity.ts';
+import { assignRole } from '../access/repository.ts';
+import type { PasswordHasher } from '../../platform/auth/passwords.ts';
 import { findUserByEmail, insertUser, updateUser } from './repository.ts';
 
 export class UsageError extends Error {

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
+import { SUPER_ADMIN } from '../../platform/auth/identity.ts';
 import { FlagFilter, flagValue, IdFilter } from '../../platform/admin/list.ts';
 import { defineResource, type WriteContext } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { ConflictError, ForbiddenError, ValidationError } from '../../platform/errors.ts';
 import { anotherActiveSuperAdmin, assertMayAssign, roleIdsByName, syncUserRoles } from '../access/role-assignment.ts';
-import { SUPER_ADMIN } from '../access/repository.ts';
-import type { PasswordHasher } from '../auth/hashing.ts';
+import type { PasswordHasher } from '../../platform/auth/passwords.ts';
 import { authUserColumns, toAuthUser, type AuthUserRow } from './auth-user.ts';
 import { presentUser, UserSchema } from './present.ts';
 import { USERS_EMAIL_UNIQUE } from './repository.ts';

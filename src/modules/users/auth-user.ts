@@ -1,18 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-
-/** What the rest of a request knows about the signed-in user: no secrets, roles included. */
-export interface AuthUser {
-  id: number;
-  name: string;
-  email: string;
-  ref: number | null;
-  status: number;
-  isPartner: boolean;
-  twoFactorEnabled: boolean;
-  roles: string[];
-  createdAt: Date;
-  updatedAt: Date;
-}
+import type { AuthUser } from '../../platform/auth/identity.ts';
 
 export interface AuthUserRow {
   user_id: string | number;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AuthUser } from './auth-user.ts';
+import type { AuthUser } from '../../platform/auth/identity.ts';
 
 /** The user record of contract section 5; the schema doubles as a guard against leaking fields. */
 export const UserSchema = Type.Object({

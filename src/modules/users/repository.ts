@@ -1,7 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { one, type Db } from '../../platform/db/client.ts';
-import { authUserColumns, toAuthUser, type AuthUser, type AuthUserRow } from './auth-user.ts';
+import type { AuthUser } from '../../platform/auth/identity.ts';
+import { authUserColumns, toAuthUser, type AuthUserRow } from './auth-user.ts';
 import { users, type UserRow } from './tables.ts';
 
 export const USERS_EMAIL_UNIQUE = 'users_email_unique';

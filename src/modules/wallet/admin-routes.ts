@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/er
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { formatUnits, parseMoney } from '../../platform/money.ts';
-import { adminTransaction } from '../operation-logs/record.ts';
+import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { applyLedgerOperation, IdempotencyMismatchError, InsufficientFundsError } from './ledger.ts';
 import {
   BalanceRecord,

@@ -18,7 +18,7 @@
  * POST (201), PUT and PATCH (partial: absent fields keep their value), DELETE (204), each as
  * `{data}`; permission `<permission>.view` for reads and `<permission>.manage` for writes; 404 for
  * a missing or malformed id; 422 with Laravel's messages; every write in one transaction with its
- * operation-log row (src/modules/operation-logs/record.ts).
+ * operation-log row (operation-log.ts beside this file).
  *
  * Rules go in hooks, all optional: `prepare` (before the transaction: slow pure work such as
  * password hashing), `values` (body → column values, inside the transaction; may throw
@@ -29,14 +29,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type SQL } from 'drizzle-orm';
 import { Type, type TSchema } from 'typebox';
-import { adminTransaction } from '../../modules/operation-logs/record.ts';
-import type { AuthUser } from '../../modules/users/auth-user.ts';
+import type { AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { errorCode, isUniqueViolation, one, type Db } from '../db/client.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { currentUser } from '../http/guard.ts';
 import { errorResponses, NoContent, sendNoContent } from '../http/schemas.ts';
 import { listQuerySchema, pageSchema, paginate, type Filter, type ListQuery, type ListSpec } from './list.ts';
+import { adminTransaction } from './operation-log.ts';
 import { mustBeUnique, takenError } from './rules.ts';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';

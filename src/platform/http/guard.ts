@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { permissionNamesOf, SUPER_ADMIN } from '../../modules/access/repository.ts';
-import type { AuthUser } from '../../modules/users/auth-user.ts';
+import { isSuperAdmin, type AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { safeEqual } from '../crypto.ts';
 import { CsrfMismatchError, ForbiddenError, PasswordConfirmationRequiredError, UnauthenticatedError } from '../errors.ts';
@@ -39,8 +38,8 @@ export function currentUser(request: FastifyRequest): AuthUser {
 }
 
 export async function hasPermission(ctx: AppContext, user: AuthUser, permission: string): Promise<boolean> {
-  if (user.roles.includes(SUPER_ADMIN)) return true;
-  return (await permissionNamesOf(ctx.db, user.id)).has(permission);
+  if (isSuperAdmin(user)) return true;
+  return (await ctx.identity.permissionsOf(ctx.db, user.id)).has(permission);
 }
 
 export function passwordRecentlyConfirmed(ctx: AppContext, session: Session | null): boolean {

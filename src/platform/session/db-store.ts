@@ -1,66 +1,52 @@
 import { and, eq, gt, lt, ne, or, sql, type SQL } from 'drizzle-orm';
-import { roles, roleUser } from '../../modules/access/tables.ts';
-import { toAuthUser, type AuthUserRow } from '../../modules/users/auth-user.ts';
-import { users } from '../../modules/users/tables.ts';
+import type { Identity } from '../auth/identity.ts';
 import { sha256 } from '../crypto.ts';
 import type { Db } from '../db/client.ts';
 import type { LoadedSession, Session, SessionData, SessionStore } from './store.ts';
 import { sessions } from './table.ts';
 
-interface SessionRow extends Omit<AuthUserRow, 'user_id'> {
-  user_id: string | number | null;
-  session_user_id: string | number | null;
+interface SessionRow {
+  user_id: number | null;
   csrf_token: string;
-  pending_user_id: string | number | null;
+  pending_user_id: number | null;
   pending_remember: boolean;
-  pending_at: Date | string | null;
-  password_confirmed_at: Date | string | null;
+  pending_at: string | null;
+  password_confirmed_at: string | null;
   persistent: boolean;
   ip: string | null;
   user_agent: string | null;
-  last_activity: Date | string;
+  last_activity: string;
+  /** The active user as the identity's JSON, or null. */
+  user: unknown;
 }
 
-const date = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
-const id = (value: string | number | null): number | null => (value === null ? null : Number(value));
-
-/** The loaded row's fields; the user ones are those of `authUserColumns`. */
-const LOADED_FIELDS: Record<keyof SessionRow, SQL> = {
-  session_user_id: sql`${sessions.userId}`,
-  csrf_token: sql`${sessions.csrfToken}`,
-  pending_user_id: sql`${sessions.pendingUserId}`,
-  pending_remember: sql`${sessions.pendingRemember}`,
-  pending_at: sql`${sessions.pendingAt}`,
-  password_confirmed_at: sql`${sessions.passwordConfirmedAt}`,
-  persistent: sql`${sessions.persistent}`,
-  ip: sql`${sessions.ip}`,
-  user_agent: sql`${sessions.userAgent}`,
-  last_activity: sql`${sessions.lastActivity}`,
-  user_id: sql`${users.id}`,
-  user_name: sql`${users.name}`,
-  user_email: sql`${users.email}`,
-  user_ref: sql`${users.ref}`,
-  user_status: sql`${users.status}`,
-  user_is_partner: sql`${users.isPartner}`,
-  user_two_factor_enabled: sql`(${users.twoFactorSecret} is not null and ${users.twoFactorConfirmedAt} is not null)`,
-  user_created_at: sql`${users.createdAt}`,
-  user_updated_at: sql`${users.updatedAt}`,
-  user_roles: sql`coalesce((select array_agg(${roles.name} order by ${roles.name}) from ${roleUser}
-    join ${roles} on ${roles.id} = ${roleUser.roleId} where ${roleUser.userId} = ${users.id}), '{}')`,
-};
+const date = (value: string | null): Date | null => (value === null ? null : new Date(value));
 
 /**
  * Every session-checked request runs this, so it is tuned (docs/benchmarks.md): a named prepared
  * statement, which PostgreSQL parses and plans once per connection instead of on each request
- * (planning this join costs several times running it), answering one JSON column, which the
- * driver decodes in a fraction of the time it takes to describe and convert twenty columns.
+ * (planning costs several times running it), answering one JSON column, which the driver decodes
+ * in a fraction of the time it takes to describe and convert twenty columns. The user comes from
+ * the identity's own subquery, so this file knows nothing of the users tables.
  */
-function prepareLoad(db: Db) {
-  const pairs = Object.entries(LOADED_FIELDS).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`);
+function prepareLoad(db: Db, identity: Identity) {
+  const fields: Record<keyof SessionRow, SQL> = {
+    user_id: sql`${sessions.userId}`,
+    csrf_token: sql`${sessions.csrfToken}`,
+    pending_user_id: sql`${sessions.pendingUserId}`,
+    pending_remember: sql`${sessions.pendingRemember}`,
+    pending_at: sql`${sessions.pendingAt}`,
+    password_confirmed_at: sql`${sessions.passwordConfirmedAt}`,
+    persistent: sql`${sessions.persistent}`,
+    ip: sql`${sessions.ip}`,
+    user_agent: sql`${sessions.userAgent}`,
+    last_activity: sql`${sessions.lastActivity}`,
+    user: identity.activeUserJson(sql`${sessions.userId}`),
+  };
+  const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`);
   return db
     .select({ row: sql<SessionRow>`json_build_object(${sql.join(pairs, sql`, `)})` })
     .from(sessions)
-    .leftJoin(users, and(eq(users.id, sessions.userId), eq(users.status, 1)))
     .where(
       and(
         eq(sessions.idHash, sql.placeholder('idHash')),
@@ -73,13 +59,14 @@ function prepareLoad(db: Db) {
 /** Sessions in the `sessions` table; the session and its user come back in one round trip. */
 export class DbSessionStore implements SessionStore {
   readonly #db: Db;
-
+  readonly #identity: Identity;
   readonly #load;
   readonly #touching = new Map<string, Promise<void>>();
 
-  constructor(db: Db) {
+  constructor(db: Db, identity: Identity) {
     this.#db = db;
-    this.#load = prepareLoad(db);
+    this.#identity = identity;
+    this.#load = prepareLoad(db, identity);
   }
 
   async load(sessionId: string, idleSeconds: number): Promise<LoadedSession | null> {
@@ -88,9 +75,9 @@ export class DbSessionStore implements SessionStore {
     if (row === undefined) return null;
     const session: Session = {
       id: sessionId,
-      userId: id(row.session_user_id),
+      userId: row.user_id,
       csrfToken: row.csrf_token,
-      pendingUserId: id(row.pending_user_id),
+      pendingUserId: row.pending_user_id,
       pendingRemember: row.pending_remember,
       pendingAt: date(row.pending_at),
       passwordConfirmedAt: date(row.password_confirmed_at),
@@ -99,7 +86,7 @@ export class DbSessionStore implements SessionStore {
       userAgent: row.user_agent,
       lastActivity: new Date(row.last_activity),
     };
-    const user = row.user_id === null ? null : toAuthUser(row as AuthUserRow);
+    const user = row.user === null ? null : this.#identity.fromJson(row.user);
     // A session whose user was disabled or deleted is a guest session from now on.
     if (user === null) session.userId = null;
     return { session, user };

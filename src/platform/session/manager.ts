@@ -51,6 +51,11 @@ export class SessionManager {
     return this.#config.sessionLifetimeMin * 60;
   }
 
+  /** Drops sessions idle for longer than the lifetime (housekeeping). */
+  prune(): Promise<number> {
+    return this.#store.prune(this.idleSeconds);
+  }
+
   /** Loads the request's session and user; a remember-me cookie revives an expired sign-in. */
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = request.cookies[this.#config.sessionCookie];

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { findAuthUser } from '../../modules/users/repository.ts';
+import type { Identity } from '../auth/identity.ts';
 import { sha256 } from '../crypto.ts';
 import type { Db } from '../db/client.ts';
 import type { LoadedSession, Session, SessionData, SessionStore } from './store.ts';
@@ -40,11 +40,13 @@ function freeze(data: SessionData, lastActivity: Date): Stored {
 export class RedisSessionStore implements SessionStore {
   readonly #redis: Redis;
   readonly #db: Db;
+  readonly #identity: Identity;
   readonly #ttlSeconds: number;
 
-  constructor(redis: Redis, db: Db, idleSeconds: number) {
+  constructor(redis: Redis, db: Db, identity: Identity, idleSeconds: number) {
     this.#redis = redis;
     this.#db = db;
+    this.#identity = identity;
     this.#ttlSeconds = idleSeconds;
   }
 
@@ -53,8 +55,8 @@ export class RedisSessionStore implements SessionStore {
     if (raw === null) return null;
     const session = revive(id, JSON.parse(raw) as Stored);
     if (Date.now() - session.lastActivity.getTime() >= idleSeconds * 1000) return null;
-    const user = session.userId === null ? undefined : await findAuthUser(this.#db, session.userId);
-    if (user === undefined || user.status !== 1) {
+    const user = session.userId === null ? undefined : await this.#identity.findActive(this.#db, session.userId);
+    if (user === undefined) {
       session.userId = null;
       return { session, user: null };
     }

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
-import { randomAlphanumeric, safeEqual, type Keyring } from '../crypto.ts';
-import { one, type Db } from '../db/client.ts';
+import type { Identity } from '../auth/identity.ts';
+import { safeEqual, type Keyring } from '../crypto.ts';
+import type { Db } from '../db/client.ts';
 
 /** Laravel's cookie name (guard `web`), kept so proxies and front ends that know it still match. */
 export const REMEMBER_COOKIE = 'remember_web_59ba36addc2b2f9401580f014c7f58ea4e30989d';
@@ -14,16 +14,18 @@ export const REMEMBER_MAX_AGE_S = 400 * 24 * 60 * 60;
 export class RememberTokens {
   readonly #db: Db;
   readonly #keys: Keyring;
+  readonly #identity: Identity;
 
-  constructor(db: Db, keys: Keyring) {
+  constructor(db: Db, keys: Keyring, identity: Identity) {
     this.#db = db;
     this.#keys = keys;
+    this.#identity = identity;
   }
 
   async issue(userId: number): Promise<string> {
-    const row = await one<{ remember_nonce: string }>(this.#db, sql`select remember_nonce from users where id = ${userId}`);
-    if (row === undefined) throw new Error(`No user ${userId}.`);
-    return `${userId}|${this.#keys.sign(`remember|${userId}|${row.remember_nonce}`)}`;
+    const nonce = await this.#identity.rememberNonceOf(this.#db, userId);
+    if (nonce === undefined) throw new Error(`No active user ${userId}.`);
+    return `${userId}|${this.#keys.sign(`remember|${userId}|${nonce}`)}`;
   }
 
   /** The user id the cookie stands for, if it is genuine and the user is active. */
@@ -31,12 +33,13 @@ export class RememberTokens {
     const match = /^(\d{1,15})\|([0-9a-f]{64})$/.exec(cookie);
     if (match === null) return null;
     const userId = Number(match[1]);
-    const row = await one<{ remember_nonce: string }>(this.#db, sql`select remember_nonce from users where id = ${userId} and status = 1`);
-    if (row === undefined) return null;
-    return safeEqual(this.#keys.sign(`remember|${userId}|${row.remember_nonce}`), match[2]!) ? userId : null;
+    const nonce = await this.#identity.rememberNonceOf(this.#db, userId);
+    if (nonce === undefined) return null;
+    return safeEqual(this.#keys.sign(`remember|${userId}|${nonce}`), match[2]!) ? userId : null;
   }
 
+  /** Voids every remember-me cookie of the user, in the caller's transaction when given one. */
   async cycle(db: Db, userId: number): Promise<void> {
-    await db.execute(sql`update users set remember_nonce = ${randomAlphanumeric(40)} where id = ${userId}`);
+    await this.#identity.cycleRememberNonce(db, userId);
   }
 }

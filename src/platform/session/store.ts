@@ -1,4 +1,4 @@
-import type { AuthUser } from '../../modules/users/auth-user.ts';
+import type { AuthUser } from '../auth/identity.ts';
 
 export interface SessionData {
   userId: number | null;

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { formatUnits, toCents } from '../../platform/money.ts';
-import type { TopupRow } from '../topups/repository.ts';
+import type { TopupRow } from './repository.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { NotFoundError } from '../../platform/errors.ts';
+import { MessageBody } from '../../platform/http/schemas.ts';
+import { renderPayPage } from './pay-page.ts';
+import { findTopupByPublicId } from './repository.ts';
+
+/** GET /pay/:public_id: the payment page a top-up's `payment_url` points to (no session, no CSRF). */
+export function registerPayPageRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get(
+    '/pay/:public_id',
+    {
+      config: { stateless: true },
+      schema: {
+        tags: ['Top-ups'],
+        summary: 'Payment page of a top-up (HTML with the PIX QR code and copy-and-paste text)',
+        params: Type.Object({ public_id: Type.String({ pattern: '^[A-Za-z0-9]{24}$' }) }),
+        response: { 200: Type.String({ description: 'text/html' }), 404: MessageBody, 500: MessageBody },
+      },
+    },
+    async (request, reply) => {
+      const topup = await findTopupByPublicId(ctx.db, (request.params as { public_id: string }).public_id);
+      if (topup === undefined) throw new NotFoundError();
+      const html = await renderPayPage(topup, ctx.config.appName);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-security-policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
+        .header('x-frame-options', 'DENY')
+        .send(html);
+    },
+  );
+}
