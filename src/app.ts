@@ -23,6 +23,7 @@ import { registerTopupRoutes } from './modules/topups/routes.ts';
 import { UserIdentity } from './modules/users/identity.ts';
 import { registerUserRoutes } from './modules/users/routes.ts';
 import { registerWalletRoutes } from './modules/wallet/routes.ts';
+import { WalletService } from './modules/wallet/service.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import type { AppContext } from './platform/context.ts';
 import { Keyring } from './platform/crypto.ts';
@@ -154,7 +155,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerAccessRoutes(app, ctx);
   registerOperationLogRoutes(app, ctx);
   registerBankRoutes(app, ctx);
-  registerWalletRoutes(app, ctx);
+  registerWalletRoutes(app, ctx, new WalletService(ctx));
   registerSettingsRoutes(app, ctx);
   registerPaymentRoutes(app, ctx);
   registerTopupRoutes(app, ctx);

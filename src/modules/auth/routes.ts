@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { ConflictError, NotFoundError, TooManyAttemptsError, ValidationError } from '../../platform/errors.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { REMEMBER_COOKIE } from '../../platform/session/remember.ts';
@@ -22,7 +22,7 @@ const CHALLENGE_WINDOW_S = 60;
 const tags = ['Account'];
 
 /** The Account endpoints of contract section 6, answering exactly as Fortify + Sanctum do. */
-export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accounts: AccountService, resets: PasswordResetService): void {
+export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountService, resets: PasswordResetService): void {
   const { sessions } = ctx;
 
   app.get(
@@ -40,12 +40,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
       schema: { tags, body: S.LoginBody, response: { 200: S.LoginResponse, ...errorResponses } },
       // The lockout answers before validation, as in Fortify: order is CSRF → throttle → 422.
       preValidation: async (request) => {
-        const email = (request.body as { email?: unknown } | undefined)?.email;
+        const email: unknown = request.body?.email;
         if (typeof email === 'string') await accounts.ensureLoginNotLocked(email, request.ip);
       },
     },
     async (request, reply) => {
-      const body = request.body as { email: string; password: string; remember?: unknown };
+      const body = request.body;
       const outcome = await accounts.attemptLogin(body.email, body.password, request.ip);
       const remember = truthy(body.remember);
       if (outcome.twoFactor) {
@@ -76,7 +76,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
       },
     },
     async (request, reply) => {
-      const body = request.body as { code?: string; recovery_code?: string };
+      const body = request.body;
       const session = request.session!;
       const userId = await accounts.passChallenge(session.pendingUserId, body.code, body.recovery_code);
       await sessions.signIn(request, reply, userId, session.pendingRemember);
@@ -104,7 +104,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
       },
     },
     async (request, reply) => {
-      const body = request.body as { name: string; email: string; password: string; ref?: number | string; remember?: unknown };
+      const body = request.body;
       const ref = body.ref === undefined ? 0 : Number(body.ref);
       const userId = await accounts.register({ name: body.name, email: body.email, password: body.password, ref });
       await sessions.signIn(request, reply, userId, truthy(body.remember));
@@ -116,7 +116,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     '/api/forgot-password',
     { schema: { tags, body: S.ForgotPasswordBody, response: { 200: MessageBody, ...errorResponses } } },
     async (request) => {
-      await resets.sendLink((request.body as { email: string }).email);
+      await resets.sendLink(request.body.email);
       return { message: RESET_MESSAGES.sent };
     },
   );
@@ -125,7 +125,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     '/api/reset-password',
     { schema: { tags, body: S.ResetPasswordBody, response: { 200: MessageBody, ...errorResponses } } },
     async (request) => {
-      const body = request.body as { token: string; email: string; password: string; password_confirmation?: string };
+      const body = request.body;
       await resets.reset({
         token: body.token,
         email: body.email,
@@ -158,7 +158,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     async (request, reply) => {
       const at = request.session?.passwordConfirmedAt;
       const elapsed = at == null ? null : Math.floor((Date.now() - at.getTime()) / 1000);
-      const limit = (request.query as { seconds?: number }).seconds ?? ctx.config.passwordTimeoutS;
+      const limit = request.query.seconds ?? ctx.config.passwordTimeoutS;
       const confirmed = elapsed !== null && elapsed < limit;
       // Fortify sends the time elapsed since the confirmation, not the time left.
       if (confirmed) reply.header('x-retry-after', String(elapsed));
@@ -171,7 +171,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     { config: { auth: true }, schema: { tags, body: S.ConfirmPasswordBody, response: { 201: EmptyString, ...errorResponses } } },
     async (request, reply) => {
       const user = currentUser(request);
-      if (!(await accounts.checkPassword(user.id, (request.body as { password?: unknown }).password))) {
+      if (!(await accounts.checkPassword(user.id, request.body.password))) {
         throw ValidationError.field('password', MESSAGES.wrongPassword);
       }
       await sessions.update(request, { passwordConfirmedAt: new Date() });
@@ -185,7 +185,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     '/api/user/two-factor-authentication',
     { config: twoFactor, schema: { tags, body: S.EnableTwoFactorBody, response: { 200: EmptyString, ...errorResponses } } },
     async (request, reply) => {
-      await accounts.enableTwoFactor(currentUser(request).id, truthy((request.body as { force?: unknown } | undefined)?.force));
+      await accounts.enableTwoFactor(currentUser(request).id, truthy(request.body.force));
       return sendEmptyString(reply);
     },
   );
@@ -219,7 +219,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     '/api/user/confirmed-two-factor-authentication',
     { config: twoFactor, schema: { tags, body: S.ConfirmTwoFactorBody, response: { 200: EmptyString, ...errorResponses } } },
     async (request, reply) => {
-      await accounts.confirmTwoFactor(currentUser(request).id, (request.body as { code?: string }).code);
+      await accounts.confirmTwoFactor(currentUser(request).id, request.body.code);
       return sendEmptyString(reply);
     },
   );
@@ -243,7 +243,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     '/api/user/password',
     { config: { auth: true }, schema: { tags, body: S.UpdatePasswordBody, response: { 200: EmptyString, ...errorResponses } } },
     async (request, reply) => {
-      const body = request.body as { current_password: string; password: string; password_confirmation?: string };
+      const body = request.body;
       const user = currentUser(request);
       await accounts.changePassword(user.id, request.session!.id, {
         current: body.current_password,
@@ -260,7 +260,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext, accoun
     '/api/user/profile-information',
     { config: { auth: true }, schema: { tags, body: S.UpdateProfileBody, response: { 200: EmptyString, ...errorResponses } } },
     async (request, reply) => {
-      const body = request.body as { name: string; email?: string };
+      const body = request.body;
       await accounts.updateProfile(currentUser(request).id, body.name, body.email);
       return sendEmptyString(reply);
     },

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { listQuerySchema, pageSchema, paginate, type ListQuery, type ListSpec } from '../../platform/admin/list.ts';
 import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { paymentMethodsResource } from './admin-payment-methods.ts';
 import { gatewaysOf } from './gateways/registry.ts';
@@ -21,7 +21,7 @@ const enabledMethods: ListSpec = {
 };
 
 /** Customer payment methods and the admin payment-method CRUD. */
-export function registerPaymentRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerPaymentRoutes(app: App, ctx: AppContext): void {
   const gateways = gatewaysOf(app, ctx);
   app.get(
     '/api/payment-methods',

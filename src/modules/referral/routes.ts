@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { toUnits } from '../../platform/money.ts';
@@ -14,7 +14,7 @@ const ReferralRecord = Type.Object({
 });
 
 /** GET /api/referral, and the registration hook that pays the sign-up reward. */
-export function registerReferralRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerReferralRoutes(app: App, ctx: AppContext): void {
   ctx.registrationHooks.push(referralSignupHook(ctx.config.defaultCurrency));
 
   app.get(

@@ -86,8 +86,11 @@ function recordProperty(kind: Kind): TSchema {
 }
 
 /** PUT body: every field required (PUT replaces the whole set). */
-export function settingsBody(name: SettingName): TSchema {
-  return Type.Object(Object.fromEntries(Object.entries(FIELDS[name]).map(([field, kind]) => [field, bodyProperty(kind)])));
+export function settingsBody(name: SettingName) {
+  // Built from FIELDS, so its static type is spelled out here; parseSettings checks every value.
+  return Type.Unsafe<Record<string, unknown>>(
+    Type.Object(Object.fromEntries(Object.entries(FIELDS[name]).map(([field, kind]) => [field, bodyProperty(kind)]))),
+  );
 }
 
 export function settingsRecord(name: SettingName): TSchema {

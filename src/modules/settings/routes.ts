@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { adminTransaction } from '../../platform/admin/operation-log.ts';
@@ -8,7 +8,7 @@ import { parseSettings, presentSettings, SETTING_NAMES, settingsBody, settingsRe
 import { currentSettings, insertSettingsVersion } from './repository.ts';
 
 /** GET/PUT /api/admin/settings/{referral,topup,withdraw} (contract section 10). */
-export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerSettingsRoutes(app: App, ctx: AppContext): void {
   const tags = ['Admin: settings'];
   for (const name of SETTING_NAMES) {
     const path = `/api/admin/settings/${name}`;
@@ -35,7 +35,7 @@ export function registerSettingsRoutes(app: FastifyInstance, ctx: AppContext): v
         },
       },
       async (request) => {
-        const stored = parseSettings(name, request.body as Record<string, unknown>);
+        const stored = parseSettings(name, request.body);
         const saved = await adminTransaction(ctx, request, (tx) => insertSettingsVersion(tx, name, stored, currentUser(request).id));
         return { data: presentSettings(name, saved.value) };
       },

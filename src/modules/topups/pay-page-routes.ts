@@ -1,13 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { NotFoundError } from '../../platform/errors.ts';
 import { MessageBody } from '../../platform/http/schemas.ts';
 import { renderPayPage } from './pay-page.ts';
 import { findTopupByPublicId } from './repository.ts';
 
 /** GET /pay/:public_id: the payment page a top-up's `payment_url` points to (no session, no CSRF). */
-export function registerPayPageRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerPayPageRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/pay/:public_id',
     {
@@ -20,7 +20,7 @@ export function registerPayPageRoutes(app: FastifyInstance, ctx: AppContext): vo
       },
     },
     async (request, reply) => {
-      const topup = await findTopupByPublicId(ctx.db, (request.params as { public_id: string }).public_id);
+      const topup = await findTopupByPublicId(ctx.db, request.params.public_id);
       if (topup === undefined) throw new NotFoundError();
       const html = await renderPayPage(topup, ctx.config.appName);
       return reply

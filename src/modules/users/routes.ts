@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { registerResource } from '../../platform/admin/resource.ts';
 import type { PasswordHasher } from '../../platform/auth/passwords.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { adminUsersResource } from './admin-users.ts';
 
 /** /api/admin/users. */
-export function registerUserRoutes(app: FastifyInstance, ctx: AppContext, hasher: PasswordHasher): void {
+export function registerUserRoutes(app: App, ctx: AppContext, hasher: PasswordHasher): void {
   registerResource(app, ctx, adminUsersResource(ctx, hasher));
 }

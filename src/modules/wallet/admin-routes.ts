@@ -1,18 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdFilter } from '../../platform/admin/list.ts';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import { mustExist } from '../../platform/admin/rules.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { one } from '../../platform/db/client.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { ConflictError, ValidationError } from '../../platform/errors.ts';
+import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import { formatUnits, parseMoney } from '../../platform/money.ts';
-import { adminTransaction } from '../../platform/admin/operation-log.ts';
-import { applyLedgerOperation, IdempotencyMismatchError, InsufficientFundsError } from './ledger.ts';
 import {
   BalanceRecord,
   presentBalance,
@@ -22,6 +18,7 @@ import {
   type BalanceRow,
   type LedgerRow,
 } from './present.ts';
+import type { WalletService } from './service.ts';
 
 interface BalanceBody {
   user_id?: number;
@@ -99,7 +96,7 @@ const transactionsResource = defineResource<LedgerRow>({
 });
 
 /** Admin balances (CRUD, amounts only through adjust) and the admin statement. */
-export function registerAdminWalletRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerAdminWalletRoutes(app: App, ctx: AppContext, wallet: WalletService): void {
   registerResource(app, ctx, balancesResource);
   registerResource(app, ctx, transactionsResource);
 
@@ -116,40 +113,14 @@ export function registerAdminWalletRoutes(app: FastifyInstance, ctx: AppContext)
       },
     },
     async (request) => {
-      const { balance: id } = request.params as { balance: number };
-      const body = request.body as { amount: unknown; reason: string };
-      const amount = parseMoney('amount', body.amount, { signed: true });
-      const admin = currentUser(request).id;
       const header = request.headers['idempotency-key'];
-      const key =
-        typeof header === 'string' && /^[\x21-\x7e]{1,100}$/.test(header) ? `adjustment:${admin}:${header}` : `adjustment:${randomUUID()}`;
-      const row = await adminTransaction(ctx, request, async (tx) => {
-        const balance = await one<BalanceRow>(tx, sql`select * from balances where id = ${id}`);
-        if (balance === undefined) throw new NotFoundError();
-        try {
-          await applyLedgerOperation(tx, {
-            userId: Number(balance.user_id),
-            currency: balance.currency,
-            type: 'adjustment',
-            amount,
-            referenceType: 'admin',
-            referenceId: admin,
-            description: body.reason,
-            idempotencyKey: key,
-          });
-        } catch (error) {
-          if (error instanceof InsufficientFundsError) {
-            throw ValidationError.field('amount', `The balance would go below 0; it is ${formatUnits(error.available)}.`);
-          }
-          // Same key, other balance or amount: a client bug, refused as the IETF Idempotency-Key draft says (422).
-          if (error instanceof IdempotencyMismatchError) {
-            throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different adjustment.');
-          }
-          throw error;
-        }
-        return (await one<BalanceRow>(tx, sql`select * from balances where id = ${id}`))!;
-      });
-      return { data: presentBalance(row) };
+      const adjustment = {
+        balanceId: request.params.balance,
+        amount: request.body.amount,
+        reason: request.body.reason,
+        idempotencyKey: typeof header === 'string' ? header : undefined,
+      };
+      return { data: presentBalance(await wallet.adjust(request, adjustment, currentUser(request).id)) };
     },
   );
 }

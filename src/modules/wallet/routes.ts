@@ -1,23 +1,15 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { pageSchema, type ListQuery } from '../../platform/admin/list.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { rows } from '../../platform/db/client.ts';
+import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { toCents, toUnits } from '../../platform/money.ts';
 import { registerAdminWalletRoutes } from './admin-routes.ts';
 import { ownList } from './own-list.ts';
-import {
-  BalanceRecord,
-  presentBalance,
-  presentTransaction,
-  TransactionRecord,
-  TypeFilter,
-  type BalanceRow,
-  type LedgerRow,
-} from './present.ts';
+import { BalanceRecord, presentBalance, presentTransaction, TransactionRecord, TypeFilter, type LedgerRow } from './present.ts';
+import type { WalletService } from './service.ts';
 
 const tags = ['Wallet'];
 
@@ -32,7 +24,7 @@ const ownTransactions = ownList({
 });
 
 /** The customer's balance and statement (contract sections 5 and 7), and the admin wallet endpoints. */
-export function registerWalletRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerWalletRoutes(app: App, ctx: AppContext, wallet: WalletService): void {
   app.get(
     '/api/user/balance',
     {
@@ -48,7 +40,7 @@ export function registerWalletRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
     async (request) => {
       const user = currentUser(request);
-      const balances = await rows<BalanceRow>(ctx.db, sql`select * from balances where user_id = ${user.id} order by currency`);
+      const balances = await wallet.balancesOf(user.id);
       const main = balances.find((balance) => balance.currency === ctx.config.defaultCurrency);
       return {
         data: {
@@ -77,5 +69,5 @@ export function registerWalletRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
   );
 
-  registerAdminWalletRoutes(app, ctx);
+  registerAdminWalletRoutes(app, ctx, wallet);
 }

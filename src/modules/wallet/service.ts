@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { adminTransaction } from '../../platform/admin/operation-log.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { formatUnits, parseMoney } from '../../platform/money.ts';
+import { applyLedgerOperation, IdempotencyMismatchError, InsufficientFundsError } from './ledger.ts';
+import type { BalanceRow } from './present.ts';
+import { balancesOf, findBalance } from './repository.ts';
+
+/** Keys a client may send as Idempotency-Key: printable ASCII without spaces, as the IETF draft has it. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,100}$/;
+
+export interface Adjustment {
+  balanceId: number;
+  amount: unknown;
+  reason: string;
+  /** The Idempotency-Key header, if the client sent one. */
+  idempotencyKey: string | undefined;
+}
+
+/** Balances as customers and operators see them, and the one manual way to move money. */
+export class WalletService {
+  readonly #ctx: AppContext;
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+  }
+
+  balancesOf(userId: number): Promise<BalanceRow[]> {
+    return balancesOf(this.#ctx.db, userId);
+  }
+
+  /**
+   * One `adjustment` ledger line, in the admin's logged transaction. With an Idempotency-Key a
+   * retry answers the first outcome; the same key for another balance or amount is refused.
+   */
+  async adjust(request: FastifyRequest, adjustment: Adjustment, adminId: number): Promise<BalanceRow> {
+    const amount = parseMoney('amount', adjustment.amount, { signed: true });
+    const header = adjustment.idempotencyKey;
+    const key = header !== undefined && IDEMPOTENCY_KEY.test(header) ? `adjustment:${adminId}:${header}` : `adjustment:${randomUUID()}`;
+    return adminTransaction(this.#ctx, request, async (tx) => {
+      const balance = await findBalance(tx, adjustment.balanceId);
+      if (balance === undefined) throw new NotFoundError();
+      try {
+        await applyLedgerOperation(tx, {
+          userId: Number(balance.user_id),
+          currency: balance.currency,
+          type: 'adjustment',
+          amount,
+          referenceType: 'admin',
+          referenceId: adminId,
+          description: adjustment.reason,
+          idempotencyKey: key,
+        });
+      } catch (error) {
+        if (error instanceof InsufficientFundsError) {
+          throw ValidationError.field('amount', `The balance would go below 0; it is ${formatUnits(error.available)}.`);
+        }
+        // Same key, other balance or amount: a client bug, refused as the IETF Idempotency-Key draft says (422).
+        if (error instanceof IdempotencyMismatchError) {
+          throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different adjustment.');
+        }
+        throw error;
+      }
+      return (await findBalance(tx, adjustment.balanceId))!;
+    });
+  }
+}
