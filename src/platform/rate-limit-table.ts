@@ -1,10 +1,11 @@
-import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { instant } from './db/columns.ts';
 
 /** The counters of DbRateLimiter (rate-limit.ts). */
 export const rateLimits = pgTable('rate_limits', {
   key: text('key').primaryKey(),
   hits: integer('hits').notNull(),
-  resetAt: timestamp('reset_at', { withTimezone: true }).notNull(),
+  resetAt: instant('reset_at').notNull(),
 });
 
 export type RateLimit = typeof rateLimits.$inferSelect;

@@ -1,16 +1,17 @@
-import { bigint, integer, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { integer, pgTable, smallint, text } from 'drizzle-orm/pg-core';
+import { cents, instant, int8 } from '../../platform/db/columns.ts';
 
 export const paymentMethods = pgTable('payment_methods', {
-  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
   name: text('name').notNull(),
   code: text('code').notNull().unique('payment_methods_code_unique'),
   gateway: text('gateway').notNull(),
-  minAmount: bigint('min_amount', { mode: 'bigint' }).notNull(),
-  maxAmount: bigint('max_amount', { mode: 'bigint' }).notNull(),
+  minAmount: cents('min_amount').notNull(),
+  maxAmount: cents('max_amount').notNull(),
   status: smallint('status').notNull().default(1),
   sort: integer('sort').notNull().default(0),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  createdAt: instant('created_at').notNull().defaultNow(),
+  updatedAt: instant('updated_at').notNull().defaultNow(),
 });
 
 export type PaymentMethod = typeof paymentMethods.$inferSelect;

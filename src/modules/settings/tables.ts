@@ -1,4 +1,5 @@
-import { bigint, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { integer, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { instant, int8 } from '../../platform/db/columns.ts';
 import type { SettingName, StoredSettings } from './definitions.ts';
 
 /**
@@ -8,13 +9,13 @@ import type { SettingName, StoredSettings } from './definitions.ts';
 export const settings = pgTable(
   'settings',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
     name: text('name').$type<SettingName>().notNull(),
     version: integer('version').notNull(),
     value: jsonb('value').$type<StoredSettings>().notNull(),
-    createdBy: bigint('created_by', { mode: 'number' }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    createdBy: int8('created_by'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
   },
   (table) => [unique('settings_name_version_unique').on(table.name, table.version)],
 );

@@ -1,18 +1,19 @@
-import { bigint, foreignKey, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { foreignKey, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { cents, instant, int8 } from '../../platform/db/columns.ts';
 import { users } from '../users/tables.ts';
 import type { LedgerType } from './ledger.ts';
 
 export const balances = pgTable(
   'balances',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: bigint('user_id', { mode: 'number' })
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: int8('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'restrict' }),
     currency: text('currency').notNull(),
-    amount: bigint('amount', { mode: 'bigint' }).notNull().default(0n),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    amount: cents('amount').notNull().default(0n),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
   },
   (table) => [
     unique('balances_user_currency_unique').on(table.userId, table.currency),
@@ -27,18 +28,18 @@ export type Balance = typeof balances.$inferSelect;
 export const ledgerEntries = pgTable(
   'ledger_entries',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: bigint('user_id', { mode: 'number' }).notNull(),
-    balanceId: bigint('balance_id', { mode: 'number' }).notNull(),
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: int8('user_id').notNull(),
+    balanceId: int8('balance_id').notNull(),
     currency: text('currency').notNull(),
     type: text('type').$type<LedgerType>().notNull(),
-    amount: bigint('amount', { mode: 'bigint' }).notNull(),
-    balanceAfter: bigint('balance_after', { mode: 'bigint' }).notNull(),
+    amount: cents('amount').notNull(),
+    balanceAfter: cents('balance_after').notNull(),
     referenceType: text('reference_type'),
-    referenceId: bigint('reference_id', { mode: 'number' }),
+    referenceId: int8('reference_id'),
     description: text('description'),
     idempotencyKey: text('idempotency_key').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: instant('created_at').notNull().defaultNow(),
   },
   (table) => [
     unique('ledger_entries_idempotency_key_unique').on(table.idempotencyKey),
