@@ -1,0 +1,56 @@
+import { foreignKey, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { cents, instant, int8 } from '../../platform/db/columns.ts';
+import { users } from '../users/tables.ts';
+import type { LedgerType } from './ledger.ts';
+
+export const balances = pgTable(
+  'balances',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: int8('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'restrict' }),
+    currency: text('currency').notNull(),
+    amount: cents('amount').notNull().default(0n),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (table) => [
+    unique('balances_user_currency_unique').on(table.userId, table.currency),
+    // The target of the ledger's composite key: a line's user and currency are its balance's.
+    unique('balances_id_user_currency_unique').on(table.id, table.userId, table.currency),
+  ],
+);
+
+export type Balance = typeof balances.$inferSelect;
+
+/** Append-only (a trigger refuses update, delete and truncate): corrections are new rows. */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: int8('user_id').notNull(),
+    balanceId: int8('balance_id').notNull(),
+    currency: text('currency').notNull(),
+    type: text('type').$type<LedgerType>().notNull(),
+    amount: cents('amount').notNull(),
+    balanceAfter: cents('balance_after').notNull(),
+    referenceType: text('reference_type'),
+    referenceId: int8('reference_id'),
+    description: text('description'),
+    idempotencyKey: text('idempotency_key').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (table) => [
+    unique('ledger_entries_idempotency_key_unique').on(table.idempotencyKey),
+    foreignKey({
+      name: 'ledger_entries_balance_fkey',
+      columns: [table.balanceId, table.userId, table.currency],
+      foreignColumns: [balances.id, balances.userId, balances.currency],
+    })
+      .onUpdate('restrict')
+      .onDelete('restrict'),
+  ],
+);
+
+export type LedgerEntry = typeof ledgerEntries.$inferSelect;
