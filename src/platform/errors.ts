@@ -43,6 +43,14 @@ export class LockoutError extends ValidationError {
   }
 }
 
+/** 400: a JSON body nested deeper than any request needs, refused before anything walks it. */
+export class BodyTooDeepError extends DomainError {
+  readonly status = 400;
+  constructor() {
+    super('The JSON body is nested too deeply.');
+  }
+}
+
 /** 400: a multipart body that cannot be read. */
 export class MalformedUploadError extends DomainError {
   readonly status = 400;
