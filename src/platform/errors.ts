@@ -122,6 +122,15 @@ export class GatewayUnavailableError extends DomainError {
   }
 }
 
+/** 503: the database does not answer or its schema is not migrated; nothing was done. */
+export class ServiceUnavailableError extends DomainError {
+  readonly status = 503;
+  constructor(retryAfter = 5) {
+    super('Service Unavailable.');
+    this.headers['retry-after'] = String(retryAfter);
+  }
+}
+
 /** `message` is the first error, then "(and N more error[s])" counting every other message. */
 export function summarize(errors: FieldErrors): string {
   const messages = Object.values(errors).flat();

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { DomainError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/client.ts';
+import { DomainError, ServiceUnavailableError } from '../errors.ts';
 import { loggableError } from '../log-safety.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -70,6 +71,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const client = clientError(error);
     if (client !== undefined) return send(reply, client.status, { message: client.message });
+    // Lost or unmigrated, the database is the operator's to fix; the client may simply retry.
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: loggableError(error) }, 'database unavailable');
+      const unavailable = new ServiceUnavailableError();
+      return send(reply, unavailable.status, unavailable.body(), unavailable.headers);
+    }
     request.log.error({ err: loggableError(error) }, 'unhandled error');
     return send(reply, 500, { message: 'Server Error.' });
   });
