@@ -43,6 +43,14 @@ export class LockoutError extends ValidationError {
   }
 }
 
+/** 400: a JSON body nested deeper than any request needs, refused before anything walks it. */
+export class BodyTooDeepError extends DomainError {
+  readonly status = 400;
+  constructor() {
+    super('The JSON body is nested too deeply.');
+  }
+}
+
 /** 400: a multipart body that cannot be read. */
 export class MalformedUploadError extends DomainError {
   readonly status = 400;
@@ -111,6 +119,15 @@ export class GatewayUnavailableError extends DomainError {
   readonly status = 502;
   constructor() {
     super('The payment gateway is unavailable. Please try again later.');
+  }
+}
+
+/** 503: the database does not answer or its schema is not migrated; nothing was done. */
+export class ServiceUnavailableError extends DomainError {
+  readonly status = 503;
+  constructor(retryAfter = 5) {
+    super('Service Unavailable.');
+    this.headers['retry-after'] = String(retryAfter);
   }
 }
 

@@ -15,7 +15,8 @@
  *
  * What you get: GET list (Laravel paginated envelope, `page`/`per_page` ≤ 100, filters, `q`,
  * `from`/`to` on created_at, order id desc or `sort asc, id asc` when `sort` is set), GET detail,
- * POST (201), PUT and PATCH (partial: absent fields keep their value), DELETE (204), each as
+ * POST (201), PUT and PATCH (partial: absent fields keep their value; a field sent as "" or null
+ * is "required" when create requires it, else null or its type's 422), DELETE (204), each as
  * `{data}`; permission `<permission>.view` for reads and `<permission>.manage` for writes; 404 for
  * a missing or malformed id; 422 with Laravel's messages; every write in one transaction with its
  * operation-log row (operation-log.ts beside this file).
@@ -38,6 +39,7 @@ import { errorResponses, NoContent, sendNoContent } from '../http/schemas.ts';
 import { listQuerySchema, pageSchema, paginate, type Filter, type ListQuery, type ListSpec } from './list.ts';
 import { adminTransaction } from './operation-log.ts';
 import { mustBeUnique, takenError } from './rules.ts';
+import { partialUpdate } from '../validation.ts';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 const ALL_ACTIONS: Action[] = ['list', 'show', 'create', 'update', 'delete'];
@@ -278,7 +280,10 @@ export function registerResource<Row extends RowWithId, Body>(
   }
 
   if (actions.has('update') && resource.createBody !== undefined) {
-    const updateBody = resource.updateBody ?? Type.Partial(resource.createBody as never);
+    // A field sent empty is present and empty (contract section 4): what create requires is
+    // "required" again, a nullable field becomes null; absent fields keep their value.
+    const required = (resource.createBody as { required?: string[] }).required ?? [];
+    const updateBody = partialUpdate(resource.updateBody ?? Type.Partial(resource.createBody as never), required);
     for (const method of ['PUT', 'PATCH'] as const) {
       app.route({
         method,
