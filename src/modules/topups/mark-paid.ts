@@ -50,7 +50,12 @@ export class SettingsInForce {
   }
 
   get(): Promise<PaySettings> {
-    this.#seen ??= this.#read();
+    if (this.#seen === undefined) {
+      const reading = this.#read();
+      this.#seen = reading;
+      // A failed read (the database was away) must not be what every later payment sees.
+      void reading.catch(() => this.replaced(reading));
+    }
     return this.#seen;
   }
 
