@@ -6,7 +6,7 @@ import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { DomainError, MalformedUploadError, ValidationError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { CONTENT_TYPES, publicUrl, type Storage } from '../../platform/storage/storage.ts';
-import { adminTransaction } from '../operation-logs/record.ts';
+import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { detectImageType } from './image-type.ts';
 
 const UploadResult = Type.Object({

@@ -6,7 +6,7 @@ import { defineResource, registerResource } from '../../platform/admin/resource.
 import type { AppContext } from '../../platform/context.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import { adminTransaction } from '../operation-logs/record.ts';
+import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { presentTopup, TopupRecord } from './present.ts';
 import { effectiveStatus, TOPUP_COLUMNS, type TopupRow } from './repository.ts';
 import type { TopupService } from './service.ts';
