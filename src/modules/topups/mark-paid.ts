@@ -140,10 +140,10 @@ export async function markTopupPaid(
 export function notPendingConflict(status: number): ConflictError {
   switch (status) {
     case TOPUP_STATUS.paid:
-      return new ConflictError('The top-up is already paid.');
+      return new ConflictError('The top-up is already paid.', 'topup_already_paid');
     case TOPUP_STATUS.cancelled:
-      return new ConflictError('The top-up is cancelled.');
+      return new ConflictError('The top-up is cancelled.', 'topup_cancelled');
     default:
-      return new ConflictError('The top-up has expired.');
+      return new ConflictError('The top-up has expired.', 'topup_expired');
   }
 }

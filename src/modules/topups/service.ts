@@ -132,7 +132,7 @@ export class TopupService {
     if (outcome.status === TOPUP_STATUS.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: true };
     // Paid at the gateway but cancelled here: money arrived for a charge we gave up on.
     log.error({ ...context, topupId: outcome.topupId }, 'payment reported for a cancelled top-up; needs manual review');
-    throw new ConflictError('The top-up is cancelled; the payment needs manual review.');
+    throw new ConflictError('The top-up is cancelled; the payment needs manual review.', 'payment_for_cancelled_topup');
   }
 
   /**
@@ -176,6 +176,6 @@ export class TopupService {
     if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, adminId);
     if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return (await findTopup(tx, topupId))!;
     const from = STATUS_NAMES[Number((await findTopup(tx, topupId))!.status)] ?? 'unknown';
-    throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`);
+    throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`, 'invalid_transition');
   }
 }

@@ -44,6 +44,7 @@ export interface LedgerOutcome {
 
 /** The debit would take the balance below zero. Callers usually rethrow with their own words. */
 export class InsufficientFundsError extends ValidationError {
+  override readonly code = 'insufficient_funds';
   readonly available: bigint;
 
   constructor(available: bigint, field = 'amount') {

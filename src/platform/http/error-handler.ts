@@ -66,7 +66,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
-      if (error.status >= 500) request.log.error({ err: loggableError(error) }, 'domain error');
+      if (error.status >= 500) request.log.error({ code: error.code, err: loggableError(error) }, 'domain error');
+      else request.log.info({ code: error.code, status: error.status }, 'request refused');
       return send(reply, error.status, error.body(), error.headers);
     }
     const client = clientError(error);
