@@ -6,7 +6,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { paymentMethodsResource } from './admin-payment-methods.ts';
-import { gatewaysOf } from './gateways/registry.ts';
+import type { PaymentGateways } from './gateways/gateway.ts';
 import { PaymentMethodRecord, presentPaymentMethod, type PaymentMethodRow } from './methods.ts';
 
 /** Customers see enabled methods only; the filter is pinned, not offered in the query string. */
@@ -21,8 +21,7 @@ const enabledMethods: ListSpec = {
 };
 
 /** Customer payment methods and the admin payment-method CRUD. */
-export function registerPaymentRoutes(app: App, ctx: AppContext): void {
-  const gateways = gatewaysOf(app, ctx);
+export function registerPaymentRoutes(app: App, ctx: AppContext, gateways: PaymentGateways): void {
   app.get(
     '/api/payment-methods',
     {

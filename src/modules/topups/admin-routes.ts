@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdFilter } from '../../platform/admin/list.ts';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { adminTransaction } from '../../platform/admin/operation-log.ts';
@@ -24,7 +24,7 @@ const StatusBody = Type.Object({
 const Wrapped = Type.Object({ data: TopupRecord });
 
 /** /api/admin/topups: list and detail by the admin convention, status changes through the one paid path. */
-export function registerAdminTopupRoutes(app: FastifyInstance, ctx: AppContext, service: TopupService): void {
+export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: TopupService): void {
   const present = (row: TopupRow) => presentTopup(row, ctx.config.appUrl);
 
   registerResource(
@@ -65,8 +65,8 @@ export function registerAdminTopupRoutes(app: FastifyInstance, ctx: AppContext, 
       },
     },
     async (request) => {
-      const { topup } = request.params as { topup: number };
-      const { status } = request.body as { status: number };
+      const { topup } = request.params;
+      const { status } = request.body;
       const admin = currentUser(request).id;
       const row = await adminTransaction(ctx, request, (tx) => service.setStatusByAdmin(tx, topup, status, admin));
       return { data: present(row) };
@@ -85,7 +85,7 @@ export function registerAdminTopupRoutes(app: FastifyInstance, ctx: AppContext, 
       },
     },
     async (request) => {
-      const { topup } = request.params as { topup: number };
+      const { topup } = request.params;
       const admin = currentUser(request).id;
       const row = await adminTransaction(ctx, request, (tx) => service.confirmByAdmin(tx, topup, admin));
       return { data: present(row) };

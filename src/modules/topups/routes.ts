@@ -1,17 +1,16 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { pageSchema, type ListQuery } from '../../platform/admin/list.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
 import { rateToPercent, toUnits } from '../../platform/money.ts';
-import { gatewaysOf } from '../payments/gateways/registry.ts';
 import { currentTopupSettings } from '../settings/repository.ts';
 import { ownList } from '../wallet/own-list.ts';
 import { presentTopup, TopupRecord } from './present.ts';
 import { effectiveStatus, TOPUP_COLUMNS, type TopupRow } from './repository.ts';
-import { TopupService } from './service.ts';
+import type { TopupService } from './service.ts';
 import { registerTopupWebhookRoutes } from './webhook-routes.ts';
 import { registerAdminTopupRoutes } from './admin-routes.ts';
 
@@ -39,8 +38,7 @@ const ownTopups = ownList({
 });
 
 /** Customer top-ups (contract section 7), the gateway webhook and the admin top-up endpoints. */
-export function registerTopupRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const service = new TopupService(ctx, gatewaysOf(app, ctx));
+export function registerTopupRoutes(app: App, ctx: AppContext, service: TopupService): void {
   const present = (row: TopupRow) => presentTopup(row, ctx.config.appUrl);
 
   app.post(
@@ -55,7 +53,7 @@ export function registerTopupRoutes(app: FastifyInstance, ctx: AppContext): void
       },
     },
     async (request, reply) => {
-      const body = request.body as { payment_method_id: number; amount: unknown };
+      const body = request.body;
       const topup = await service.create(currentUser(request).id, body.payment_method_id, body.amount, request.log);
       return reply.code(201).send({ data: present(topup) });
     },
