@@ -17,8 +17,13 @@ describe('the one paid path (pay_topup)', () => {
 
   const latest = async (name: string) =>
     Number((await one<{ id: number | string }>(ctx().db, sql`select max(id) as id from settings where name = ${name}`))!.id);
-  const settingsOf = async (topupId: number) =>
-    (await one<TopupSettingsIds>(ctx().db, sql`select topup_settings_id, referral_settings_id from topups where id = ${topupId}`))!;
+  const settingsOf = async (topupId: number) => {
+    const row = (await one<TopupSettingsIds>(
+      ctx().db,
+      sql`select topup_settings_id, referral_settings_id from topups where id = ${topupId}`,
+    ))!;
+    return { topup_settings_id: Number(row.topup_settings_id), referral_settings_id: Number(row.referral_settings_id) };
+  };
   /** An operator, and a player with a pending top-up of 10.00. */
   const scene = async () => {
     const t = ctx();
