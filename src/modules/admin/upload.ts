@@ -23,7 +23,7 @@ const FRAMING_BYTES = 1024 * 1024;
  * picks a photo a few times too large is told the limit. Four times the file limit is PHP's
  * default ratio of post_max_size to upload_max_filesize (8M to 2M).
  */
-export function uploadHardLimit(maxBytes: number): number {
+function uploadHardLimit(maxBytes: number): number {
   return 4 * maxBytes + FRAMING_BYTES;
 }
 

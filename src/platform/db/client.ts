@@ -12,7 +12,6 @@ export type Db = PgDatabase<PgQueryResultHKT>;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,7 +32,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       kind: 'postgres',
-      ping: async () => void (await pool.query('select 1')),
       close: () => pool.end(),
     };
   }
@@ -46,7 +44,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       kind: 'pglite',
-      ping: async () => void (await client.query('select 1')),
       close: async () => {
         await client.close();
         lock?.release();
