@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -23,6 +23,13 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
+/**
+ * node-postgres returns BIGINT as text; PGlite would return a number, or a bigint past 2^53.
+ * Text on both gives a raw row one type per column on either driver, and Drizzle's bigint
+ * columns still map it to their mode (ids to numbers, cents to bigint: src/platform/db/columns.ts).
+ */
+const PGLITE_OPTIONS = { parsers: { [types.INT8]: (value: string) => value } };
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl !== undefined) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
@@ -38,7 +45,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let lock: DataDirLock | undefined;
   if (options.inMemory !== true) lock = acquireDataDirLock(options.dataDir);
   try {
-    const client = options.inMemory === true ? new PGlite() : new PGlite(`${options.dataDir}/pgdata`);
+    const client = options.inMemory === true ? new PGlite(PGLITE_OPTIONS) : new PGlite(`${options.dataDir}/pgdata`, PGLITE_OPTIONS);
     await client.waitReady;
     const db = drizzlePglite(client) as unknown as Db;
     return {
