@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { listMigrations, pendingMigrations } from '../../platform/db/migrate.ts';
 import { ServiceUnavailableError } from '../../platform/errors.ts';
 import { MessageBody } from '../../platform/http/schemas.ts';
@@ -8,7 +8,7 @@ import { loggableError } from '../../platform/log-safety.ts';
 
 const Status = Type.Object({ status: Type.String() });
 
-export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerHealthRoutes(app: App, ctx: AppContext): void {
   // The migrations this code needs, read once: the probe itself only asks the database.
   const migrations = listMigrations().map((migration) => migration.name);
   app.get('/health', { config: { stateless: true }, schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { NotFoundError } from '../errors.ts';
+import type { App } from '../http/app.ts';
 import { MessageBody } from '../http/schemas.ts';
 import { contentTypeOf, isUploadPath, type Storage } from './storage.ts';
 
@@ -8,19 +8,20 @@ import { contentTypeOf, isUploadPath, type Storage } from './storage.ts';
 const CACHE_FOREVER = 'public, max-age=31536000, immutable';
 
 /** GET /storage/<path>: uploaded files, for browsers and CDNs (no session, no CSRF). */
-export function registerStorageRoutes(app: FastifyInstance, storage: Storage): void {
+export function registerStorageRoutes(app: App, storage: Storage): void {
   app.get(
     '/storage/*',
     {
       schema: {
         tags: ['Storage'],
         summary: 'An uploaded file',
+        params: Type.Object({ '*': Type.String() }),
         response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), 404: MessageBody },
       },
       config: { stateless: true },
     },
     async (request, reply) => {
-      const key = (request.params as { '*': string })['*'];
+      const key = request.params['*'];
       const type = contentTypeOf(key);
       if (!isUploadPath(key) || type === undefined) throw new NotFoundError();
       const file = await storage.open(key);

@@ -1,9 +1,10 @@
 import multipart from '@fastify/multipart';
-import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { DomainError, MalformedUploadError, ValidationError } from '../../platform/errors.ts';
+import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { CONTENT_TYPES, publicUrl, type Storage } from '../../platform/storage/storage.ts';
 import { adminTransaction } from '../../platform/admin/operation-log.ts';
@@ -66,7 +67,7 @@ function storageKey(ext: string, now = new Date()): string {
  * POST /api/admin/upload: one image in the multipart field `file`. Multipart parsing exists only
  * in this route's scope; everywhere else a multipart body is refused as an unsupported type.
  */
-export function registerUploadRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
+export function registerUploadRoutes(app: App, ctx: AppContext, storage: Storage): void {
   const maxBytes = ctx.config.uploadMaxBytes;
   const hardLimit = uploadHardLimit(maxBytes);
   void app.register(async (scope) => {
