@@ -36,7 +36,8 @@ export interface ReferralSummary {
 
 /** Counted from the records: referred users, those with a paid top-up, and what those top-ups sum to. */
 export async function referralSummary(db: Db, userId: number): Promise<ReferralSummary> {
-  const row = await one<{ users: number | string; paid_users: number | string; paid_total: number | string | bigint }>(
+  // Counts and sums are BIGINT/NUMERIC, which both drivers read as text.
+  const row = await one<{ users: string; paid_users: string; paid_total: string }>(
     db,
     sql`select
       (select count(*) from users where ref = ${userId}) as users,

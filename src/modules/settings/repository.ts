@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { one, type Db } from '../../platform/db/client.ts';
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
 import {
   referralSettings,
   topupSettings,
@@ -10,6 +10,7 @@ import {
   type TopupSettings,
   type WithdrawSettings,
 } from './definitions.ts';
+import { settings } from './tables.ts';
 
 export interface SettingsVersion {
   /** Row id: what a computed record stores to say which version it used. */
@@ -18,25 +19,13 @@ export interface SettingsVersion {
   value: StoredSettings;
 }
 
-interface VersionRow {
-  id: number | string;
-  version: number | string;
-  value: StoredSettings | string;
-}
-
-function toVersion(row: VersionRow): SettingsVersion {
-  return {
-    id: Number(row.id),
-    version: Number(row.version),
-    value: typeof row.value === 'string' ? (JSON.parse(row.value) as StoredSettings) : row.value,
-  };
-}
+const VERSION = { id: settings.id, version: settings.version, value: settings.value };
 
 /** The version in force now (as seen by `db`, which may be the caller's transaction). */
 export async function currentSettings(db: Db, name: SettingName): Promise<SettingsVersion> {
-  const row = await one<VersionRow>(db, sql`select id, version, value from settings where name = ${name} order by version desc limit 1`);
+  const [row] = await db.select(VERSION).from(settings).where(eq(settings.name, name)).orderBy(desc(settings.version)).limit(1);
   if (row === undefined) throw new Error(`Settings "${name}" have no version; the wallet migration seeds one.`);
-  return toVersion(row);
+  return row;
 }
 
 /** Stores `value` as the next version. The table lock makes concurrent saves take turns. */
@@ -47,14 +36,16 @@ export async function insertSettingsVersion(
   userId: number | null,
 ): Promise<SettingsVersion> {
   await tx.execute(sql`lock table settings in share row exclusive mode`);
-  const row = await one<VersionRow>(
-    tx,
-    sql`insert into settings (name, version, value, created_by)
-      select ${name}, coalesce(max(version), 0) + 1, ${JSON.stringify(value)}::jsonb, ${userId}
-      from settings where name = ${name}
-      returning id, version, value`,
-  );
-  return toVersion(row!);
+  const [row] = await tx
+    .insert(settings)
+    .values({
+      name,
+      version: sql`(select coalesce(max(${settings.version}), 0) + 1 from ${settings} where ${settings.name} = ${name})`,
+      value,
+      createdBy: userId,
+    })
+    .returning(VERSION);
+  return row!;
 }
 
 export async function currentReferralSettings(db: Db): Promise<{ id: number; settings: ReferralSettings }> {

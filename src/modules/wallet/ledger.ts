@@ -58,10 +58,11 @@ export class IdempotencyMismatchError extends Error {
   override name = 'IdempotencyMismatchError';
 }
 
+/** BIGINT reads as text on both drivers (src/platform/db/client.ts). */
 interface AppliedRow {
-  entry_id: number | string;
-  balance_id: number | string;
-  balance_after: number | string | bigint;
+  entry_id: string;
+  balance_id: string;
+  balance_after: string;
   replayed: boolean;
 }
 

@@ -16,7 +16,8 @@ export interface LedgerReport {
 /** Reported per check; one broken balance can explain thousands of lines. */
 const LIMIT = 100;
 
-type Cents = number | string | bigint;
+/** BIGINT and NUMERIC (sums) read as text on both drivers (src/platform/db/client.ts). */
+type Cents = string;
 
 /**
  * Recomputes every balance from the ledger: the stored amount must equal the sum of its lines
