@@ -1,14 +1,14 @@
-import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { IdFilter } from '../../platform/admin/list.ts';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
+import { equals, IdFilter } from '../../platform/pagination/list.ts';
 import { adminTransaction } from '../operation-logs/record.ts';
-import { presentTopup, TopupRecord } from './present.ts';
-import { effectiveStatus, TOPUP_COLUMNS, type TopupRow } from './repository.ts';
+import { presentTopup, statusFilter, TopupRecord, topupFields } from './present.ts';
+import type { TopupRow } from './repository.ts';
+import { topups } from './tables.ts';
 import type { TopupService } from './service.ts';
 
 const tags = ['Admin: top-ups'];
@@ -24,29 +24,26 @@ const StatusBody = Type.Object({
 const Wrapped = Type.Object({ data: TopupRecord });
 
 /** /api/admin/topups: list and detail by the admin convention, status changes through the one paid path. */
-export function registerAdminTopupRoutes(app: FastifyInstance, ctx: AppContext, service: TopupService): void {
+export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: TopupService): void {
   const present = (row: TopupRow) => presentTopup(row, ctx.config.appUrl);
 
   registerResource(
     app,
     ctx,
-    defineResource<TopupRow>({
+    defineResource({
       path: '/api/admin/topups',
       param: 'topup',
       permission: 'topups',
       tag: 'Admin: top-ups',
-      table: 'topups',
-      select: TOPUP_COLUMNS,
+      table: topups,
+      select: topupFields,
       record: TopupRecord,
       actions: ['list', 'show'],
       filters: {
-        user_id: { schema: IdFilter },
-        payment_method_id: { schema: IdFilter },
-        status: {
-          schema: Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' }),
-          where: (value: number, alias: string) => sql`${effectiveStatus(alias)} = ${value}`,
-        },
-        gateway_payment_id: { schema: Type.String({ maxLength: 100 }) },
+        user_id: equals(topups.userId, IdFilter),
+        payment_method_id: equals(topups.paymentMethodId, IdFilter),
+        status: statusFilter,
+        gateway_payment_id: equals(topups.gatewayPaymentId, Type.String({ maxLength: 100 })),
       },
       present,
     }),
@@ -65,8 +62,8 @@ export function registerAdminTopupRoutes(app: FastifyInstance, ctx: AppContext, 
       },
     },
     async (request) => {
-      const { topup } = request.params as { topup: number };
-      const { status } = request.body as { status: number };
+      const { topup } = request.params;
+      const { status } = request.body;
       const admin = currentUser(request).id;
       const row = await adminTransaction(ctx, request, (tx) => service.setStatusByAdmin(tx, topup, status, admin));
       return { data: present(row) };
@@ -85,7 +82,7 @@ export function registerAdminTopupRoutes(app: FastifyInstance, ctx: AppContext, 
       },
     },
     async (request) => {
-      const { topup } = request.params as { topup: number };
+      const { topup } = request.params;
       const admin = currentUser(request).id;
       const row = await adminTransaction(ctx, request, (tx) => service.confirmByAdmin(tx, topup, admin));
       return { data: present(row) };
