@@ -3,6 +3,7 @@
 // against `pgbench -b tpcb-like` on the same server in the same run (issue 4: at least 50 %).
 // The server runs in its own process (bench/lib/server.ts); autocannon drives it from this one.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -122,21 +123,24 @@ try {
   // each figure is the median of its rounds.
   const pgbench = pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
   await run(warmup);
-  const ours: { rate: number; p50: number; p99: number; cpuMs: number }[] = [];
+  const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }[] = [];
   const theirs: number[] = [];
   let failures = 0;
   for (let round = 1; round <= rounds; round++) {
     const cpuBefore = await server.cpu();
+    const dbCpuBefore = await databaseCpu(client);
     const started = process.hrtime.bigint();
     const result = await run(measured);
     const elapsed = Number(lastAnswer - started) / 1e9;
     const cpu = (await server.cpu()) - cpuBefore;
+    const dbCpu = cpuSince(dbCpuBefore, await databaseCpu(client));
     failures += result.non2xx + result.errors + result.timeouts;
     ours.push({
       rate: result.requests.total / elapsed,
       p50: result.latency.p50,
       p99: result.latency.p99,
       cpuMs: cpu / result.requests.total / 1000,
+      dbCpuMs: dbCpu / result.requests.total,
     });
     theirs.push(pgbench());
     console.error(`round ${round}: ${ours.at(-1)!.rate.toFixed(0)} paid top-ups/s, pgbench ${theirs.at(-1)!.toFixed(0)} tps`);
@@ -161,7 +165,7 @@ try {
     `${users} players, ${referrers} referrers, ${connections} connections, ${warmup} warm-up webhooks, then ${rounds} rounds of ${measured} webhooks and pgbench (medians)\n`,
   );
   console.log(
-    `webhook → credit + gift + referral: ${paidPerSecond.toFixed(0)} paid top-ups/s (p50 ${median(ours.map((r) => r.p50))} ms, p99 ${median(ours.map((r) => r.p99))} ms, server CPU ${median(ours.map((r) => r.cpuMs)).toFixed(2)} ms per payment)`,
+    `webhook → credit + gift + referral: ${paidPerSecond.toFixed(0)} paid top-ups/s (p50 ${median(ours.map((r) => r.p50))} ms, p99 ${median(ours.map((r) => r.p99))} ms, server CPU ${median(ours.map((r) => r.cpuMs)).toFixed(2)} ms and database CPU ${median(ours.map((r) => r.dbCpuMs)).toFixed(2)} ms per payment)`,
   );
   console.log(`pgbench -b tpcb-like:               ${pgbenchTps.toFixed(0)} tps`);
   console.log(`share of pgbench:                   ${(share * 100).toFixed(1)} % (target ≥ 50 %)\n`);
@@ -184,6 +188,31 @@ try {
   await database.cleanup();
 }
 process.exit(failed ? 1 : 0);
+
+/**
+ * CPU time (ms) so far of each backend connected to the bench database, from /proc (PostgreSQL
+ * runs on this host): unlike a rate, it hardly moves when other work shares the machine.
+ */
+async function databaseCpu(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()');
+  const ticks = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      // Fields 14 and 15 (after the parenthesised name): user and system time in 1/100 s.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // Not Linux, or the backend just ended: it counts as nothing.
+    }
+  }
+  return ticks;
+}
+
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
 
 /**
  * Initialises `pgbench` on its own database of the same server, and returns a function that

@@ -15,21 +15,24 @@ import { AccountService } from './modules/auth/service.ts';
 import { registerBankRoutes } from './modules/banks/routes.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
+import { builtInGateways } from './modules/payments/gateways/registry.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
 import { registerReferralRoutes } from './modules/referral/routes.ts';
 import { registerSettingsRoutes } from './modules/settings/routes.ts';
 import { registerPayPageRoutes } from './modules/topups/pay-page-routes.ts';
 import { registerTopupRoutes } from './modules/topups/routes.ts';
+import { TopupService } from './modules/topups/service.ts';
 import { UserIdentity } from './modules/users/identity.ts';
 import { registerUserRoutes } from './modules/users/routes.ts';
 import { registerWalletRoutes } from './modules/wallet/routes.ts';
 import { WalletService } from './modules/wallet/service.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import type { AppContext } from './platform/context.ts';
+import { BodyTooDeepError } from './platform/errors.ts';
 import { Keyring } from './platform/crypto.ts';
 import type { Database } from './platform/db/client.ts';
 import { registerDrain } from './platform/http/drain.ts';
-import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerGuard } from './platform/http/guard.ts';
 import { scheduleHousekeeping } from './platform/housekeeping.ts';
 import { createMailer, type Mailer } from './platform/mail/mailer.ts';
@@ -39,7 +42,8 @@ import { DbSessionStore } from './platform/session/db-store.ts';
 import { RedisSessionStore } from './platform/session/redis-store.ts';
 import { SessionManager } from './platform/session/manager.ts';
 import { RememberTokens } from './platform/session/remember.ts';
-import { normalizeInput, schemaCompiler } from './platform/validation.ts';
+import { nestsDeeperThan, normalizeInput } from './platform/input.ts';
+import { rejectUnstorableText, schemaCompiler } from './platform/validation.ts';
 
 export interface AppOptions {
   database: Database;
@@ -83,6 +87,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const db = options.database.db;
@@ -109,13 +114,17 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, {});
+    let parsed: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
     } catch (error) {
       const syntax = error as SyntaxError & { statusCode?: number };
       syntax.statusCode = 400;
-      done(syntax, undefined);
+      return done(syntax, undefined);
     }
+    // A body error, so a 400 before CSRF and sign-in are looked at (contract section 3).
+    if (nestsDeeperThan(parsed)) return done(new BodyTooDeepError(), undefined);
+    done(null, parsed);
   });
 
   registerErrorHandling(app);
@@ -142,9 +151,15 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     reply.header('x-request-id', request.id);
   });
   app.addHook('preValidation', async (request) => {
-    if (request.body !== undefined && typeof request.body === 'object') request.body = normalizeInput(request.body);
+    if (request.body !== undefined) request.body = normalizeInput(request.body);
   });
   registerGuard(app, ctx);
+  // After CSRF, sign-in and permission, before any route's own work (the login throttle keys on
+  // the e-mail): PostgreSQL cannot store a NUL or a lone surrogate, and no route may get as far
+  // as asking it to.
+  app.addHook('preValidation', async (request) => {
+    if (!request.is404) rejectUnstorableText(request.body);
+  });
 
   const hasher = new PasswordHasher(options.hashing);
   const accounts = new AccountService(ctx, hasher, config.appName);
@@ -157,8 +172,10 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx, new WalletService(ctx));
   registerSettingsRoutes(app, ctx);
-  registerPaymentRoutes(app, ctx);
-  registerTopupRoutes(app, ctx);
+  const gateways = builtInGateways(config);
+  app.decorate('paymentGateways', gateways);
+  registerPaymentRoutes(app, ctx, gateways);
+  registerTopupRoutes(app, ctx, new TopupService(ctx, gateways));
   registerPayPageRoutes(app, ctx);
   registerReferralRoutes(app, ctx);
   registerAdminRoutes(app, ctx);

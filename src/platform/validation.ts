@@ -2,27 +2,46 @@ import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { NotFoundError, ValidationError, type FieldErrors } from './errors.ts';
+import { emptiedFields, unstorableText } from './input.ts';
 
 // ajv-formats ships CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const PASSWORD_FIELDS = new Set(['password', 'password_confirmation', 'current_password']);
 const ACCEPTED = new Set([true, 1, '1', 'yes', 'on', 'true']);
 
+/** Why text in an input cannot be stored, as the second half of a Laravel-style message. */
+const UNSTORABLE_MESSAGES = { nul: 'must not contain null bytes', utf8: 'must be valid UTF-8' } as const;
+
+/** A 422 on the first field of `value` whose key or string PostgreSQL cannot store, if any. */
+function unstorableTextError(value: unknown): ValidationError | undefined {
+  const found = unstorableText(value);
+  if (found === undefined) return undefined;
+  return ValidationError.field(found.field, `The ${label(found.field)} field ${UNSTORABLE_MESSAGES[found.problem]}.`);
+}
+
+/** A body holding text PostgreSQL cannot store is a 422 on that field, wherever it is headed. */
+export function rejectUnstorableText(body: unknown): void {
+  const error = unstorableTextError(body);
+  if (error !== undefined) throw error;
+}
+
 /**
- * Laravel's input middleware: strings are trimmed (passwords excepted) and "" or null counts as
- * missing, so a required field left empty reads "is required" rather than a type error.
+ * On a body schema, the fields a partial update requires when they are sent. Its presence also
+ * makes the schema read a field sent as "" or null as present and empty (null), as Laravel does
+ * after ConvertEmptyStringsToNull, instead of missing: a field listed here answers "is
+ * required", a nullable one becomes null, any other fails its type. See `partialUpdate`.
  */
-export function normalizeInput(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalizeInput);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    const normalized = typeof item === 'string' && !PASSWORD_FIELDS.has(key) ? item.trim() : normalizeInput(item);
-    if (normalized === '' || normalized === null) continue;
-    out[key] = normalized;
-  }
-  return out;
+export const PRESENT_REQUIRED = 'x-required-when-present';
+
+/** The body schema of a partial update (PUT/PATCH) whose create body requires `required`. */
+export function partialUpdate<Schema extends object>(schema: Schema, required: readonly string[]): Schema {
+  return { ...schema, [PRESENT_REQUIRED]: [...required] };
+}
+
+function withEmptyFieldsAsNull(data: Record<string, unknown>, schema: SchemaObject): Record<string, unknown> {
+  const properties = (schema.properties as Record<string, unknown> | undefined) ?? {};
+  for (const field of emptiedFields(data)) if (Object.hasOwn(properties, field)) data[field] = null;
+  return data;
 }
 
 function label(field: string): string {
@@ -39,12 +58,28 @@ const TYPE_MESSAGES: Record<string, string> = {
 };
 
 // Laravel reports a field's rules in the order they are written: presence, type, then the rest.
-const KEYWORD_ORDER = ['required', 'type', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'pattern', 'x-confirmed'];
+const KEYWORD_ORDER = [
+  'required',
+  PRESENT_REQUIRED,
+  'type',
+  'format',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'pattern',
+  'x-confirmed',
+];
 
 function rank(keyword: string): number {
   const index = KEYWORD_ORDER.indexOf(keyword);
   return index === -1 ? KEYWORD_ORDER.length : index;
 }
+
+/** Keywords on the object that report one of its fields. */
+const FIELD_KEYWORDS = new Set(['x-confirmed', 'x-accepted', PRESENT_REQUIRED]);
+/** Laravel stops at a failed "required": an empty field gets that message and no other. */
+const PRESENCE_KEYWORDS = new Set(['required', PRESENT_REQUIRED]);
 
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath
@@ -52,17 +87,18 @@ function fieldOf(error: ErrorObject): string {
     .slice(1)
     .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (error.keyword === 'required') path.push((error.params as { missingProperty: string }).missingProperty);
-  if (error.keyword === 'x-confirmed' || error.keyword === 'x-accepted') path.push((error.params as { field: string }).field);
+  if (FIELD_KEYWORDS.has(error.keyword)) path.push((error.params as { field: string }).field);
   return path.join('.');
 }
 
 function messageOf(error: ErrorObject, field: string): string {
   const custom = (error.parentSchema as { 'x-message'?: string } | undefined)?.['x-message'];
-  if (custom !== undefined && error.keyword !== 'required') return custom.replaceAll(':attribute', label(field));
+  if (custom !== undefined && !PRESENCE_KEYWORDS.has(error.keyword)) return custom.replaceAll(':attribute', label(field));
   const name = label(field);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
+    case PRESENT_REQUIRED:
       return `The ${name} field is required.`;
     case 'type':
       return `The ${name} field ${TYPE_MESSAGES[String(params.type).split(',')[0] ?? ''] ?? 'is invalid'}.`;
@@ -107,7 +143,9 @@ export function toFieldErrors(errors: ErrorObject[], schema: SchemaObject): Fiel
     .map((error) => ({ error, field: fieldOf(error) }))
     .sort((a, b) => position(a.field) - position(b.field) || rank(a.error.keyword) - rank(b.error.keyword));
   const bag: FieldErrors = {};
+  const absent = new Set(relevant.filter(({ error }) => PRESENCE_KEYWORDS.has(error.keyword)).map(({ field }) => field));
   for (const { error, field } of relevant) {
+    if (absent.has(field) && !PRESENCE_KEYWORDS.has(error.keyword)) continue;
     const message = messageOf(error, field);
     const list = (bag[field] ??= []);
     if (!list.includes(message)) list.push(message);
@@ -140,6 +178,8 @@ function createAjv(coerce: boolean): Ajv {
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
     removeAdditional: true,
+    // Infinity (JSON's 1e400) and NaN are not numbers a field can hold.
+    strictNumbers: true,
     strict: false,
   });
   addFormats(ajv);
@@ -149,21 +189,76 @@ function createAjv(coerce: boolean): Ajv {
   );
   // `x-accepted: ['agreement']`: Laravel's "accepted" (true, 1, "1", "yes", "on", "true").
   ajv.addKeyword(fieldKeyword('x-accepted', (data, field) => ACCEPTED.has(data[field] as never)));
+  ajv.addKeyword(fieldKeyword(PRESENT_REQUIRED, (data, field) => data[field] !== null));
   return ajv;
 }
 
 const bodyAjv = createAjv(false);
 const queryAjv = createAjv(true);
 
-/** Body types are checked as sent (a number is not a string); query and path values are coerced. */
+/** Keys whose values are data, not schemas: left as they are. */
+const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+/**
+ * A copy of `schema` whose integers without a bound are held to ±Number.MAX_SAFE_INTEGER, the
+ * bounds path ids have: a larger number loses precision here and overflows a BIGINT there, so
+ * it is bad input (422, or 404 in a path) and never a database error.
+ */
+function withSafeIntegers(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withSafeIntegers);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const node = schema as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = DATA_KEYS.has(key) ? value : withSafeIntegers(value);
+  if (node.type === 'integer' || (Array.isArray(node.type) && node.type.includes('integer'))) {
+    if (node.maximum === undefined && node.exclusiveMaximum === undefined) out.maximum = Number.MAX_SAFE_INTEGER;
+    if (node.minimum === undefined && node.exclusiveMinimum === undefined) out.minimum = -Number.MAX_SAFE_INTEGER;
+  }
+  return out;
+}
+
+/**
+ * Body types are checked as sent (a number is not a string); query and path values are coerced.
+ * Bodies arrive normalised (normalizeInput in input.ts); text PostgreSQL cannot store is refused in a body
+ * for every route by the hook that calls rejectUnstorableText, and here in queries and paths.
+ */
 export const schemaCompiler: FastifySchemaCompiler<SchemaObject> = ({ schema, httpPart }) => {
-  const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
-  return (raw: unknown) => {
-    // Laravel reads a missing body (axios `post(url)`) or a bare JSON scalar as no input at all.
-    const data = httpPart === 'body' && (raw === null || typeof raw !== 'object' || Array.isArray(raw)) ? {} : raw;
+  const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(withSafeIntegers(schema) as SchemaObject);
+  const emptyIsPresent = httpPart === 'body' && schema[PRESENT_REQUIRED] !== undefined;
+  const check = (data: unknown) => {
     if (validate(data)) return { value: data };
     // A path that names no record (`/users/abc`) is a missing record, not bad input.
     if (httpPart === 'params') return { error: new NotFoundError() };
     return { error: new ValidationError(toFieldErrors(validate.errors ?? [], schema)) };
   };
+  const refuse = (error: ValidationError) => ({ error: httpPart === 'params' ? new NotFoundError() : error });
+  return (raw: unknown) => {
+    if (httpPart === 'body') {
+      // A request without a body validates as no input at all.
+      const body = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+      return check(emptyIsPresent ? withEmptyFieldsAsNull(body, schema) : body);
+    }
+    const unstorableText = unstorableTextError(raw);
+    if (unstorableText !== undefined) return refuse(unstorableText);
+    const result = check(raw);
+    const infinite = 'value' in result ? nonFiniteField(result.value) : undefined;
+    return infinite === undefined ? result : refuse(notANumberError(infinite, schema));
+  };
 };
+
+/**
+ * A query or path value AJV coerced to Infinity (`1e400`): with strictNumbers its bounds are not
+ * even looked at, so it is caught here.
+ */
+function nonFiniteField(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  for (const [field, value] of Object.entries(data)) {
+    if ([value].flat().some((item) => typeof item === 'number' && !Number.isFinite(item))) return field;
+  }
+  return undefined;
+}
+
+function notANumberError(field: string, schema: SchemaObject): ValidationError {
+  const type = (schema.properties as Record<string, { type?: unknown }> | undefined)?.[field]?.type;
+  return ValidationError.field(field, `The ${label(field)} field ${TYPE_MESSAGES[type === 'integer' ? 'integer' : 'number']}.`);
+}

@@ -73,7 +73,8 @@ describe('readiness without a database', () => {
       await database.close();
       const ready = await app.inject({ method: 'GET', url: '/ready' });
       assert.equal(ready.statusCode, 503);
-      assert.deepEqual(ready.json(), { status: 'unavailable' });
+      assert.deepEqual(ready.json(), { message: 'Service Unavailable.' });
+      assert.ok(Number(ready.headers['retry-after']) > 0, 'Retry-After');
       assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
     } finally {
       await app.close();

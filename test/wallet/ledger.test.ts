@@ -111,6 +111,38 @@ describe('ledger', () => {
     assert.equal((await ledgerOf(t.db, id)).length, 1);
   });
 
+  test('one key sent concurrently for two users moves money for one of them; the other is refused', async () => {
+    const t = ctx();
+    const a = await t.player();
+    const b = await t.player();
+    const credit = op(a.id, 100n);
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        transaction(t.db, (tx) => applyLedgerOperation(tx, i % 2 === 0 ? credit : { ...credit, userId: b.id })),
+      ),
+    );
+    const winner = (await ledgerOf(t.db, a.id)).length === 1 ? a.id : b.id;
+    assert.equal((await balanceOf(t.db, a.id)) + (await balanceOf(t.db, b.id)), 100n);
+    assert.equal(await balanceOf(t.db, winner), 100n);
+    assert.equal(results.filter((result) => result.status === 'fulfilled').length, 5);
+    assert.ok(results.every((result) => result.status === 'fulfilled' || result.reason instanceof IdempotencyMismatchError));
+  });
+
+  test('a refused movement takes its whole transaction with it', async () => {
+    const t = ctx();
+    const a = await t.player();
+    const b = await t.player();
+    await assert.rejects(
+      transaction(t.db, async (tx) => {
+        await applyLedgerOperation(tx, op(a.id, 500n));
+        await applyLedgerOperation(tx, op(b.id, -1n));
+      }),
+      InsufficientFundsError,
+    );
+    assert.equal(await balanceOf(t.db, a.id), 0n);
+    assert.deepEqual(await ledgerOf(t.db, a.id), []);
+  });
+
   test('20 concurrent first credits with different keys on a user without a balance all land', async () => {
     const t = ctx();
     const { id } = await t.player();

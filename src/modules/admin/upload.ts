@@ -6,7 +6,7 @@ import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { DomainError, MalformedUploadError, ValidationError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { CONTENT_TYPES, publicUrl, type Storage } from '../../platform/storage/storage.ts';
-import { adminTransaction } from '../operation-logs/record.ts';
+import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { detectImageType } from './image-type.ts';
 
 const UploadResult = Type.Object({
@@ -16,6 +16,16 @@ const UploadResult = Type.Object({
 
 /** Room for the multipart framing around a file of the largest allowed size. */
 const FRAMING_BYTES = 1024 * 1024;
+
+/**
+ * The server's hard limit on an upload's body (413 above it, before it is read). Below it, a
+ * file over UPLOAD_MAX_BYTES is read to its end and answered with the field's 422, so a user who
+ * picks a photo a few times too large is told the limit. Four times the file limit is PHP's
+ * default ratio of post_max_size to upload_max_filesize (8M to 2M).
+ */
+function uploadHardLimit(maxBytes: number): number {
+  return 4 * maxBytes + FRAMING_BYTES;
+}
 
 interface Received {
   data: Buffer;
@@ -39,9 +49,9 @@ async function receiveFile(request: FastifyRequest, maxBytes: number): Promise<R
     }
     if (code === 'FST_FILES_LIMIT') throw ValidationError.field('file', 'The file field must be a single file.');
     if (error instanceof DomainError) throw error;
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status !== undefined && status >= 400 && status < 500) throw new MalformedUploadError();
-    throw error;
+    // Whatever else the parser throws is about the body it was given: no boundary, a part cut
+    // off before its closing boundary, too many parts or fields.
+    throw new MalformedUploadError();
   }
   if (received === undefined) throw required;
   return received;
@@ -58,6 +68,7 @@ function storageKey(ext: string, now = new Date()): string {
  */
 export function registerUploadRoutes(app: FastifyInstance, ctx: AppContext, storage: Storage): void {
   const maxBytes = ctx.config.uploadMaxBytes;
+  const hardLimit = uploadHardLimit(maxBytes);
   void app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25 } });
     scope.post(
@@ -71,9 +82,9 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: AppContext, stor
           response: { 200: UploadResult, ...errorResponses },
         },
         config: { permission: 'uploads.manage' },
-        // A body far over the limit is refused before it is read (413 comes before every other check).
+        // A body over the hard limit is refused before it is read (413 comes before every other check).
         onRequest: async (request) => {
-          if (Number(request.headers['content-length'] ?? 0) > maxBytes + FRAMING_BYTES) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
+          if (Number(request.headers['content-length'] ?? 0) > hardLimit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
         },
       },
       async (request) => {

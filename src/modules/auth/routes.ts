@@ -100,7 +100,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
     {
       schema: { tags, body: S.RegisterBody, response: { 201: EmptyString, ...errorResponses } },
       preValidation: async (request) => {
-        if (request.user !== null) throw new ConflictError('Already signed in.');
+        if (request.user !== null) throw new ConflictError('Already signed in.', 'already_signed_in');
       },
     },
     async (request, reply) => {

@@ -1,22 +1,34 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import { listMigrations, pendingMigrations } from '../../platform/db/migrate.ts';
+import { ServiceUnavailableError } from '../../platform/errors.ts';
+import { MessageBody } from '../../platform/http/schemas.ts';
+import { loggableError } from '../../platform/log-safety.ts';
 
 const Status = Type.Object({ status: Type.String() });
 
 export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext): void {
+  // The migrations this code needs, read once: the probe itself only asks the database.
+  const migrations = listMigrations().map((migration) => migration.name);
   app.get('/health', { config: { stateless: true }, schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
+  // Ready means the database answers and holds the schema this code expects (contract section 11).
   app.get(
     '/ready',
-    { config: { stateless: true }, schema: { hide: true, response: { 200: Status, 503: Status } } },
-    async (request, reply) => {
+    { config: { stateless: true }, schema: { hide: true, response: { 200: Status, 503: MessageBody } } },
+    async (request) => {
+      let pending: string[];
       try {
-        await ctx.database.ping();
-        return { status: 'ok' };
+        pending = await pendingMigrations(ctx.db, migrations);
       } catch (error) {
-        request.log.warn({ err: error }, 'database is not answering');
-        return reply.code(503).send({ status: 'unavailable' });
+        request.log.warn({ err: loggableError(error) }, 'database is not answering');
+        throw new ServiceUnavailableError();
       }
+      if (pending.length > 0) {
+        request.log.warn({ pending }, 'database is not migrated');
+        throw new ServiceUnavailableError();
+      }
+      return { status: 'ok' };
     },
   );
 }

@@ -4,13 +4,12 @@ import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
 import { paymentMethodsResource } from './admin-payment-methods.ts';
-import { gatewaysOf } from './gateways/registry.ts';
+import type { PaymentGateways } from './gateways/gateway.ts';
 import { PaymentMethodRecord } from './methods.ts';
 import { paymentMethods } from './tables.ts';
 
 /** Customer payment methods and the admin payment-method CRUD. */
-export function registerPaymentRoutes(app: App, ctx: AppContext): void {
-  const gateways = gatewaysOf(app, ctx);
+export function registerPaymentRoutes(app: App, ctx: AppContext, gateways: PaymentGateways): void {
   registerCustomerList(app, ctx, {
     path: '/api/payment-methods',
     tags: ['Top-ups'],

@@ -5,7 +5,7 @@ import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter } from '../../platform/pagination/list.ts';
-import { adminTransaction } from '../operation-logs/record.ts';
+import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { presentTopup, statusFilter, TopupRecord, topupFields } from './present.ts';
 import type { TopupRow } from './repository.ts';
 import { topups } from './tables.ts';

@@ -1,11 +1,11 @@
-import { eq, getTableName, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { iso, isoOrNull } from '../../platform/admin/rules.ts';
 import { correlated } from '../../platform/db/columns.ts';
 import { toCents, toUnits } from '../../platform/money.ts';
 import { filter } from '../../platform/pagination/list.ts';
 import { ledgerEntries } from '../wallet/tables.ts';
-import { effectiveStatus, type TopupRow } from './repository.ts';
+import type { TopupRow } from './repository.ts';
 import { topups } from './tables.ts';
 import { timestamps } from '../../platform/http/record.ts';
 
@@ -25,12 +25,13 @@ export const TopupRecord = Type.Object({
   ...timestamps,
 });
 
-/** The status every reader sees (expiry is derived: repository.ts). */
-const status = effectiveStatus(getTableName(topups)).mapWith(Number);
+/** The status every reader sees: expiry is derived by the database function the paid path uses too. */
+const status = sql<number>`topup_status(${topups.status}, ${topups.createdAt})`.mapWith(Number);
 
 /**
  * A top-up as lists read it, typed: the fields of the repository's TOPUP_COLUMNS under the same
- * names, so presentTopup serves rows from either. The gift is its ledger line (mark-paid.ts).
+ * names, so presentTopup serves rows from either. The gift is its ledger line, under the key
+ * pay_topup writes.
  */
 export const topupFields = {
   id: topups.id,
@@ -39,7 +40,7 @@ export const topupFields = {
   payment_method_id: topups.paymentMethodId,
   amount: topups.amount,
   gift_amount: correlated<bigint>(sql`coalesce((select ${ledgerEntries.amount} from ${ledgerEntries}
-    where ${ledgerEntries.idempotencyKey} = 'topup:' || ${topups.id} || ':gift'), 0)`).mapWith(ledgerEntries.amount),
+    where ${ledgerEntries.idempotencyKey} = topup_gift_key(${topups.id})), 0)`).mapWith(ledgerEntries.amount),
   currency: topups.currency,
   status,
   gateway: topups.gateway,

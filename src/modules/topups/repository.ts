@@ -3,29 +3,24 @@ import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { one, type Db } from '../../platform/db/client.ts';
 
 export const TOPUP_STATUS = { pending: 0, paid: 1, cancelled: 2, expired: 3 } as const;
-/** A pending top-up older than this reads as expired (status 3). */
-export const EXPIRY_HOURS = 24;
-
 /**
- * Expiry is derived, not stored: a pending row older than EXPIRY_HOURS reads as 3 everywhere,
- * so no sweeper is needed and every reader agrees at every instant.
+ * The status as every reader sees it: a pending row older than 24 hours reads as expired (3).
+ * Expiry is derived, not stored, so no sweeper is needed and every reader agrees at every
+ * instant; the rule is the database function `topup_status`, which the paid path uses too.
  */
 export function effectiveStatus(alias: string): SQL {
   const t = sql.raw(alias);
-  return sql`(case when ${t}.status = 0 and ${t}.created_at < now() - make_interval(hours => ${EXPIRY_HOURS}) then 3 else ${t}.status end)`;
-}
-
-export function notExpired(alias: string): SQL {
-  return sql`${sql.raw(alias)}.created_at >= now() - make_interval(hours => ${EXPIRY_HOURS})`;
+  return sql`topup_status(${t}.status, ${t}.created_at)`;
 }
 
 /**
- * The select list of a top-up record over alias `t`. The gift is its ledger line (key
- * `topup:<id>:gift`, see mark-paid.ts): one source of truth, and paying writes no second update.
+ * The select list of a top-up record over alias `t`. The gift is its ledger line (the key
+ * `topup_gift_key` names, which pay_topup writes): one source of truth, and paying writes no
+ * second update of the top-up.
  */
 export const TOPUP_COLUMNS = sql`t.id, t.public_id, t.user_id, t.payment_method_id, t.amount,
-  coalesce((select g.amount from ledger_entries g where g.idempotency_key = 'topup:' || t.id || ':gift'), 0) as gift_amount, t.currency,
-  ${effectiveStatus('t')}::int as status, t.gateway, t.gateway_payment_id, t.qr_code, t.paid_at, t.created_at, t.updated_at`;
+  coalesce((select g.amount from ledger_entries g where g.idempotency_key = topup_gift_key(t.id)), 0) as gift_amount, t.currency,
+  ${effectiveStatus('t')} as status, t.gateway, t.gateway_payment_id, t.qr_code, t.paid_at, t.created_at, t.updated_at`;
 
 export interface TopupRow {
   id: number | string;
@@ -82,7 +77,7 @@ export async function attachCharge(db: Db, id: number, paymentId: string, qrCode
 export async function cancelPendingTopup(db: Db, id: number): Promise<boolean> {
   const row = await one(
     db,
-    sql`update topups t set status = 2, updated_at = now() where t.id = ${id} and t.status = 0 and ${notExpired('t')} returning t.id`,
+    sql`update topups t set status = 2, updated_at = now() where t.id = ${id} and ${effectiveStatus('t')} = 0 returning t.id`,
   );
   return row !== undefined;
 }

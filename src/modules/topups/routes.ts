@@ -5,12 +5,11 @@ import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
 import { rateToPercent, toUnits } from '../../platform/money.ts';
-import { gatewaysOf } from '../payments/gateways/registry.ts';
 import { currentTopupSettings } from '../settings/repository.ts';
 import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
 import { presentTopup, statusFilter, TopupRecord, topupFields } from './present.ts';
 import type { TopupRow } from './repository.ts';
-import { TopupService } from './service.ts';
+import type { TopupService } from './service.ts';
 import { registerTopupWebhookRoutes } from './webhook-routes.ts';
 import { registerAdminTopupRoutes } from './admin-routes.ts';
 import { topups } from './tables.ts';
@@ -27,8 +26,7 @@ const CreateBody = Type.Object({
 });
 
 /** Customer top-ups (contract section 7), the gateway webhook and the admin top-up endpoints. */
-export function registerTopupRoutes(app: App, ctx: AppContext): void {
-  const service = new TopupService(ctx, gatewaysOf(app, ctx));
+export function registerTopupRoutes(app: App, ctx: AppContext, service: TopupService): void {
   const present = (row: TopupRow) => presentTopup(row, ctx.config.appUrl);
 
   app.post(
@@ -43,7 +41,7 @@ export function registerTopupRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const body = request.body as { payment_method_id: number; amount: unknown };
+      const body = request.body;
       const topup = await service.create(currentUser(request).id, body.payment_method_id, body.amount, request.log);
       return reply.code(201).send({ data: present(topup) });
     },

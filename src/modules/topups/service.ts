@@ -1,14 +1,20 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../platform/context.ts';
-import { isRetryable, transaction, type Db } from '../../platform/db/client.ts';
+import { isRetryable, type Db } from '../../platform/db/client.ts';
 import { ConflictError, GatewayUnavailableError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { formatUnits, parseMoney, toCents } from '../../platform/money.ts';
 import type { PaymentGateways } from '../payments/gateways/gateway.ts';
 import { isValidPixBrCode } from '../payments/brcode.ts';
 import { findPaymentMethod } from '../payments/methods.ts';
-import { markTopupPaid, notPendingConflict } from './mark-paid.ts';
-import { paySpeculatively, readSettingsInForce, type SettingsSeen } from './pay-speculative.ts';
+import {
+  markTopupPaid,
+  notPendingConflict,
+  preparePayTopup,
+  SettingsInForce,
+  type MarkPaidInput,
+  type PayTopupStatement,
+} from './mark-paid.ts';
 import {
   attachCharge,
   cancelPendingTopup,
@@ -32,11 +38,15 @@ export interface WebhookResult {
 export class TopupService {
   readonly #ctx: AppContext;
   readonly #gateways: PaymentGateways;
-  #settingsSeen: SettingsSeen | undefined;
+  /** The webhook's payment statement and the settings it last saw: one round trip per payment. */
+  readonly #pay: PayTopupStatement;
+  readonly #settings: SettingsInForce;
 
   constructor(ctx: AppContext, gateways: PaymentGateways) {
     this.#ctx = ctx;
     this.#gateways = gateways;
+    this.#pay = preparePayTopup(ctx.db);
+    this.#settings = new SettingsInForce(ctx.db);
   }
 
   /**
@@ -115,51 +125,57 @@ export class TopupService {
 
     // The amount is part of the exactly-once gate: a mismatch never reaches the ledger.
     const target = { gateway: gateway.code, paymentId: event.paymentId, amount: event.amountCents };
-    const paidAtOnce = await this.#payAtOnce(target);
-    if (paidAtOnce !== null) return { topupId: paidAtOnce, status: TOPUP_STATUS.paid, duplicate: false };
-    const outcome = await transaction(this.#ctx.db, (tx) =>
-      markTopupPaid(tx, { target, via: 'webhook', actorId: null, allowExpired: true }),
-    );
-    if (outcome.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: false };
-    if (outcome.topupId === null) return unknown();
+    const outcome = await this.#payByWebhook({ target, via: 'webhook', actorId: null, allowExpired: true });
+    if (outcome.outcome === 'paid') return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: false };
+    if (outcome.outcome === 'unknown') return unknown();
     if (outcome.amount !== event.amountCents) return refuseAmount(outcome.topupId, outcome.amount);
     if (outcome.status === TOPUP_STATUS.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: true };
     // Paid at the gateway but cancelled here: money arrived for a charge we gave up on.
     log.error({ ...context, topupId: outcome.topupId }, 'payment reported for a cancelled top-up; needs manual review');
-    throw new ConflictError('The top-up is cancelled; the payment needs manual review.');
+    throw new ConflictError('The top-up is cancelled; the payment needs manual review.', 'payment_for_cancelled_topup');
   }
 
   /**
-   * The one-statement payment with the settings this process last saw; null (after refreshing
-   * them) when it did not apply, so the general path decides.
+   * One statement outside any transaction, so a deadlock or serialization failure (which
+   * rolled all of it back) is tried again, as `transaction()` does for a transaction.
    */
-  async #payAtOnce(target: { gateway: string; paymentId: string; amount: bigint }): Promise<number | null> {
-    const db = this.#ctx.db;
-    this.#settingsSeen ??= await readSettingsInForce(db);
-    try {
-      const paid = await paySpeculatively(db, this.#settingsSeen, target);
-      if (paid !== null) return paid;
-    } catch (error) {
-      if (!isRetryable(error)) throw error;
+  async #payByWebhook(input: MarkPaidInput) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await markTopupPaid(this.#pay, this.#settings, input);
+      } catch (error) {
+        if (attempt >= 5 || !isRetryable(error)) throw error;
+      }
     }
-    this.#settingsSeen = await readSettingsInForce(db);
-    return null;
   }
 
-  /** Admin confirm or PUT status=1: the shared path, inside the admin's logged transaction. */
+  /** Admin confirm or PUT status=1: the one paid path, inside the admin's logged transaction. */
   async confirmByAdmin(tx: Db, topupId: number, adminId: number): Promise<TopupRow> {
-    const outcome = await markTopupPaid(tx, { target: { id: topupId }, via: 'admin', actorId: adminId, allowExpired: false });
-    if (!outcome.paid) throw outcome.topupId === null ? new NotFoundError() : notPendingConflict(outcome.status);
-    return (await findTopup(tx, topupId))!;
+    const current = await findTopup(tx, topupId);
+    if (current === undefined) throw new NotFoundError();
+    return this.#confirm(tx, current, adminId);
+  }
+
+  async #confirm(tx: Db, current: TopupRow, adminId: number): Promise<TopupRow> {
+    const id = Number(current.id);
+    const outcome = await markTopupPaid(preparePayTopup(tx), new SettingsInForce(tx), {
+      target: { id, amount: toCents(current.amount) },
+      via: 'admin',
+      actorId: adminId,
+      allowExpired: false,
+    });
+    if (outcome.outcome === 'unknown') throw new NotFoundError();
+    if (outcome.outcome === 'not_payable') throw notPendingConflict(outcome.status);
+    return (await findTopup(tx, id))!;
   }
 
   /** Admin PUT status: 0→1 (credit), 0→2 (cancel); every other transition is a 409. */
   async setStatusByAdmin(tx: Db, topupId: number, status: number, adminId: number): Promise<TopupRow> {
     const current = await findTopup(tx, topupId);
     if (current === undefined) throw new NotFoundError();
-    if (status === TOPUP_STATUS.paid) return this.confirmByAdmin(tx, topupId, adminId);
+    if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, adminId);
     if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return (await findTopup(tx, topupId))!;
     const from = STATUS_NAMES[Number((await findTopup(tx, topupId))!.status)] ?? 'unknown';
-    throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`);
+    throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`, 'invalid_transition');
   }
 }

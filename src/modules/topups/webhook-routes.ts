@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { TopupService } from './service.ts';
 
@@ -30,7 +31,7 @@ const WebhookResponse = Type.Object({
  * as the raw string: the signature covers the exact bytes, which a parse/serialize round trip
  * would not preserve.
  */
-export function registerTopupWebhookRoutes(app: FastifyInstance, service: TopupService): void {
+export function registerTopupWebhookRoutes(app: App, service: TopupService): void {
   void app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -44,7 +45,7 @@ export function registerTopupWebhookRoutes(app: FastifyInstance, service: TopupS
       }
     });
 
-    scope.post(
+    scope.withTypeProvider<TypeBoxTypeProvider>().post(
       '/api/webhooks/payments/:gateway',
       {
         config: { stateless: true },
@@ -57,7 +58,7 @@ export function registerTopupWebhookRoutes(app: FastifyInstance, service: TopupS
         },
       },
       async (request) => {
-        const { gateway } = request.params as { gateway: string };
+        const { gateway } = request.params;
         const raw = rawBodies.get(request) ?? '';
         const result = await service.handleWebhook(gateway, raw, request.headers, request.log);
         return { data: { topup_id: result.topupId, status: result.status, duplicate: result.duplicate } };

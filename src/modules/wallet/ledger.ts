@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { one, type Db } from '../../platform/db/client.ts';
+import { errorCode, one, type Db } from '../../platform/db/client.ts';
 import { ValidationError } from '../../platform/errors.ts';
 import { formatUnits, toCents } from '../../platform/money.ts';
 
@@ -44,6 +44,7 @@ export interface LedgerOutcome {
 
 /** The debit would take the balance below zero. Callers usually rethrow with their own words. */
 export class InsufficientFundsError extends ValidationError {
+  override readonly code = 'insufficient_funds';
   readonly available: bigint;
 
   constructor(available: bigint, field = 'amount') {
@@ -57,120 +58,55 @@ export class IdempotencyMismatchError extends Error {
   override name = 'IdempotencyMismatchError';
 }
 
-interface EntryRow {
-  id: number | string;
-  user_id: number | string;
-  balance_id: number | string;
-  currency: string;
-  type: string;
-  amount: number | string | bigint;
-  balance_after: number | string | bigint;
-}
-
 interface AppliedRow {
+  entry_id: number | string;
   balance_id: number | string;
   balance_after: number | string | bigint;
-  entry_id: number | string | null;
+  replayed: boolean;
 }
 
-async function findEntry(tx: Db, key: string): Promise<EntryRow | undefined> {
-  return one<EntryRow>(
-    tx,
-    sql`select id, user_id, balance_id, currency, type, amount, balance_after
-      from ledger_entries where idempotency_key = ${key}`,
-  );
-}
+/** SQLSTATEs raised by ledger_apply (migrations/20261124090000_pay_topup.sql). */
+const INSUFFICIENT_FUNDS = 'WL001';
+const KEY_MISMATCH = 'WL002';
 
-function replayOf(entry: EntryRow, op: LedgerOperation): LedgerOutcome {
-  const same =
-    Number(entry.user_id) === op.userId && entry.currency === op.currency && entry.type === op.type && toCents(entry.amount) === op.amount;
-  if (!same) throw new IdempotencyMismatchError(`Idempotency key ${op.idempotencyKey} was used for another movement.`);
-  return {
-    entryId: Number(entry.id),
-    balanceId: Number(entry.balance_id),
-    amount: toCents(entry.amount),
-    balanceAfter: toCents(entry.balance_after),
-    replayed: true,
-  };
-}
-
-/**
- * Moves the balance and writes the ledger row in one statement. The conditional update is the
- * guard against going negative (it also locks the balance row until the caller commits); the
- * insert is skipped when the key exists, which the caller sees as `entry_id` null.
- */
-async function applyOnce(tx: Db, op: LedgerOperation): Promise<AppliedRow | undefined> {
-  return one<AppliedRow>(
-    tx,
-    sql`with moved as (
-        update balances set amount = amount + ${op.amount}::bigint, updated_at = now()
-        where user_id = ${op.userId} and currency = ${op.currency} and amount + ${op.amount}::bigint >= 0
-        returning id, amount
-      ), entry as (
-        insert into ledger_entries
-          (user_id, balance_id, currency, type, amount, balance_after, reference_type, reference_id, description, idempotency_key)
-        select ${op.userId}::bigint, moved.id, ${op.currency}::text, ${op.type}::text, ${op.amount}::bigint, moved.amount,
-          ${op.referenceType ?? null}::text, ${op.referenceId ?? null}::bigint, ${op.description ?? null}::text, ${op.idempotencyKey}::text
-        from moved
-        on conflict (idempotency_key) do nothing
-        returning id
-      )
-      select moved.id as balance_id, moved.amount as balance_after, (select id from entry) as entry_id from moved`,
-  );
+/** The DETAIL of a database error, looking through drizzle's wrapper (ledger_apply puts the available cents there). */
+function errorDetail(error: unknown): string | undefined {
+  for (let current: unknown = error; current !== undefined && current !== null; current = (current as { cause?: unknown }).cause) {
+    const detail = (current as { detail?: unknown }).detail;
+    if (typeof detail === 'string') return detail;
+  }
+  return undefined;
 }
 
 /**
  * Applies one ledger operation inside the caller's transaction (so the business record, the
- * balance and the ledger row commit together). Idempotent by `idempotencyKey`: a replay returns
- * the first outcome and moves nothing. Throws InsufficientFundsError when a debit would take
- * the balance below zero. The balance is created on first use.
+ * balance and the ledger row commit together), through `ledger_apply`, the database function
+ * that is the one spelling of the rule: the balance is created on first credit, a replayed key
+ * returns the first outcome and moves nothing, a key reused for another movement throws
+ * IdempotencyMismatchError, and a debit beyond the balance throws InsufficientFundsError. Both
+ * errors abort the caller's transaction, as every caller wants (nothing of it may commit).
+ * Money operations written in SQL (pay_topup) call the same function.
  */
 export async function applyLedgerOperation(tx: Db, op: LedgerOperation): Promise<LedgerOutcome> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const applied = await applyOnce(tx, op);
-    if (applied !== undefined && applied.entry_id !== null) {
-      return {
-        entryId: Number(applied.entry_id),
-        balanceId: Number(applied.balance_id),
-        amount: op.amount,
-        balanceAfter: toCents(applied.balance_after),
-        replayed: false,
-      };
-    }
-    if (applied !== undefined) {
-      // Someone committed the same key first: undo our half of it and answer as they did.
-      await tx.execute(sql`update balances set amount = amount - ${op.amount}::bigint where id = ${applied.balance_id}`);
-      const first = await findEntry(tx, op.idempotencyKey);
-      if (first === undefined) throw new Error(`Ledger entry ${op.idempotencyKey} vanished.`);
-      return replayOf(first, op);
-    }
-    // Nothing moved: a missing balance, a shortfall, a replay of a debit the balance can no
-    // longer cover, or a balance created by a transaction that committed after our statement
-    // began. Lock the row (waiting for whoever holds it) and decide on what is committed now.
-    if (op.amount >= 0n && (await createBalance(tx, op.userId, op.currency))) continue;
-    const balance = await one<{ amount: number | string | bigint }>(
+  let row: AppliedRow | undefined;
+  try {
+    row = await one<AppliedRow>(
       tx,
-      sql`select amount from balances where user_id = ${op.userId} and currency = ${op.currency} for update`,
+      sql`select entry_id, balance_id, balance_after, replayed from ledger_apply(${op.userId}::bigint, ${op.currency}::text,
+        ${op.type}::text, ${op.amount}::bigint, ${op.referenceType ?? null}::text, ${op.referenceId ?? null}::bigint,
+        ${op.description ?? null}::text, ${op.idempotencyKey}::text)`,
     );
-    if (balance === undefined) {
-      if (op.amount < 0n) throw new InsufficientFundsError(0n);
-      await createBalance(tx, op.userId, op.currency);
-      continue;
-    }
-    const existing = await findEntry(tx, op.idempotencyKey);
-    if (existing !== undefined) return replayOf(existing, op);
-    const available = toCents(balance.amount);
-    if (available + op.amount < 0n) throw new InsufficientFundsError(available);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === INSUFFICIENT_FUNDS) throw new InsufficientFundsError(toCents(errorDetail(error) ?? '0'));
+    if (code === KEY_MISMATCH) throw new IdempotencyMismatchError(`Idempotency key ${op.idempotencyKey} was used for another movement.`);
+    throw error;
   }
-  throw new Error(`Ledger operation ${op.idempotencyKey} could not be applied.`);
-}
-
-/** Creates the empty balance of a user and currency; false when it already exists. */
-export async function createBalance(tx: Db, userId: number, currency: string): Promise<boolean> {
-  const created = await one(
-    tx,
-    sql`insert into balances (user_id, currency) values (${userId}, ${currency})
-      on conflict (user_id, currency) do nothing returning id`,
-  );
-  return created !== undefined;
+  return {
+    entryId: Number(row!.entry_id),
+    balanceId: Number(row!.balance_id),
+    amount: op.amount,
+    balanceAfter: toCents(row!.balance_after),
+    replayed: row!.replayed,
+  };
 }

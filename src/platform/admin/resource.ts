@@ -18,7 +18,8 @@
  * What you get: GET list (Laravel paginated envelope, `page`/`per_page` ≤ 100, filters, `q`,
  * `from`/`to` on `timestamp` (default the table's `createdAt`), order id desc or `sort asc, id
  * asc` when `sort` is set), GET detail, POST (201), PUT and PATCH (partial: absent fields keep
- * their value), DELETE (204), each as `{data}`; permission `<permission>.view` for reads and
+ * their value; a field sent as "" or null is "required" when create requires it, else null or its
+ * type's 422), DELETE (204), each as `{data}`; permission `<permission>.view` for reads and
  * `<permission>.manage` for writes; 404 for a missing or malformed id; 422 with Laravel's
  * messages; every write in one transaction with its operation-log row (operation-log.ts).
  *
@@ -47,6 +48,7 @@ import { errorResponses, NoContent, sendNoContent } from '../http/schemas.ts';
 import {
   listQuerySchema,
   listSource,
+  MAX_ID,
   pageSchema,
   paginate,
   type Filters,
@@ -56,6 +58,7 @@ import {
 } from '../pagination/list.ts';
 import { adminTransaction } from './operation-log.ts';
 import { mustBeUnique, takenError } from './rules.ts';
+import { partialUpdate } from '../validation.ts';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 const ALL_ACTIONS: Action[] = ['list', 'show', 'create', 'update', 'delete'];
@@ -165,7 +168,7 @@ export async function loadRecord<S extends SelectedFields>(
 
 /** The path parameter of an item: an id within JavaScript's exact integers. */
 function idParams(param: string): TObject<Record<string, TInteger>> {
-  return Type.Object({ [param]: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+  return Type.Object({ [param]: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
 }
 
 /** Without a `values` hook: the body fields `createBody` declares, each into the column of that SQL name. */
@@ -315,7 +318,9 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
   }
 
   if (actions.has('update') && createBody !== undefined) {
-    const updateBody = Type.Partial(createBody);
+    // A field sent empty is present and empty (contract section 4): what create requires is
+    // "required" again, a nullable field becomes null; absent fields keep their value.
+    const updateBody = partialUpdate(Type.Partial(createBody), createBody.required ?? []);
     for (const method of ['PUT', 'PATCH'] as const) {
       app.route({
         method,

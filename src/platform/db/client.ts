@@ -12,7 +12,6 @@ export type Db = PgDatabase<PgQueryResultHKT>;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,7 +32,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       kind: 'postgres',
-      ping: async () => void (await pool.query('select 1')),
       close: () => pool.end(),
     };
   }
@@ -46,7 +44,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       kind: 'pglite',
-      ping: async () => void (await client.query('select 1')),
       close: async () => {
         await client.close();
         lock?.release();
@@ -98,6 +95,36 @@ export function errorCode(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * SQLSTATEs of a database that is gone rather than a query that is wrong: lost connections
+ * (class 08), shutdowns and restarts (57P01-57P03), a dropped database (3D000), and a schema
+ * that is not there (undefined table or schema: dropped, or never migrated).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '3D000', '42P01', '3F000']);
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+/** What pg and PGlite say, without a code, when the connection or the engine is gone. */
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|PGlite is clos(ed|ing))/;
+
+/** Whether `error` (or what it wraps) says the database cannot be reached or is not migrated. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const pending: unknown[] = [error];
+  // Bounded: a cause chain is short, and one that loops must not hang the error handler.
+  for (let steps = 0; pending.length > 0 && steps < 16; steps++) {
+    const current = pending.pop();
+    if (current === null || typeof current !== 'object') continue;
+    const { code, message, cause, errors } = current as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_NODE_CODES.has(code))) {
+      return true;
+    }
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
+    pending.push(cause);
+    // A connection attempt on every address of a host fails as one AggregateError.
+    if (Array.isArray(errors)) pending.push(...(errors as unknown[]));
+  }
+  return false;
 }
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { rows, type Database } from './client.ts';
+import { rows, type Database, type Db } from './client.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
 // Any constant works; it only has to be the same for every instance migrating the same database.
@@ -41,6 +41,16 @@ export async function migrate(database: Database, migrations = listMigrations())
     }
     return applied;
   });
+}
+
+/**
+ * Which of `names` the database has not recorded as applied: one indexed query, cheap enough for
+ * a readiness probe. A database without the bookkeeping table throws (undefined table).
+ */
+export async function pendingMigrations(db: Db, names: string[]): Promise<string[]> {
+  const applied = await rows<{ name: string }>(db, sql`select name from schema_migrations where name = any(${sql.param(names)}::text[])`);
+  const done = new Set(applied.map((row) => row.name));
+  return names.filter((name) => !done.has(name));
 }
 
 /**

@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { DomainError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/client.ts';
+import { DomainError, ServiceUnavailableError } from '../errors.ts';
 import { loggableError } from '../log-safety.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -28,14 +29,31 @@ function clientError(error: FastifyError): { status: number; message: string } |
   }
 }
 
+const NOT_FOUND = { message: 'Not found.' };
+
+/**
+ * Fastify's refusals before routing (Fastify option `frameworkErrors`): a path whose
+ * percent-encoding is broken, or whose parameter is longer than any id, code or slug, names no
+ * route or record: 404, never Fastify's own 400/414 bodies.
+ */
+export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, request, reply) => {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    send(reply, 404, NOT_FOUND);
+    return;
+  }
+  request.log.error({ err: loggableError(error) }, 'routing error');
+  send(reply, 500, { message: 'Server Error.' });
+};
+
 /**
  * One mapping from errors to the contract's shapes (section 3). Domain errors carry their own
  * status; anything unexpected is a 500 whose details stay in the log.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   // Routes are mirrored into a plain router so an unknown method on a known path can be told from
-  // an unknown path (405 versus 404).
-  const known = FindMyWay();
+  // an unknown path (405 versus 404). It matches paths as the app's router does.
+  const known = FindMyWay({ ignoreTrailingSlash: app.initialConfig.routerOptions?.ignoreTrailingSlash ?? false });
   app.addHook('onRoute', (route) => {
     // CORS answers OPTIONS on every path; that says nothing about which paths exist.
     if (route.url === '*' || route.url === '/*') return;
@@ -48,11 +66,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
-      if (error.status >= 500) request.log.error({ err: loggableError(error) }, 'domain error');
+      if (error.status >= 500) request.log.error({ code: error.code, err: loggableError(error) }, 'domain error');
+      else request.log.info({ code: error.code, status: error.status }, 'request refused');
       return send(reply, error.status, error.body(), error.headers);
     }
     const client = clientError(error);
     if (client !== undefined) return send(reply, client.status, { message: client.message });
+    // Lost or unmigrated, the database is the operator's to fix; the client may simply retry.
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: loggableError(error) }, 'database unavailable');
+      const unavailable = new ServiceUnavailableError();
+      return send(reply, unavailable.status, unavailable.body(), unavailable.headers);
+    }
     request.log.error({ err: loggableError(error) }, 'unhandled error');
     return send(reply, 500, { message: 'Server Error.' });
   });
@@ -63,6 +88,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (allowed.length > 0) {
       return send(reply, 405, { message: 'Method not allowed.' }, { allow: allowed.join(', ') });
     }
-    return send(reply, 404, { message: 'Not found.' });
+    return send(reply, 404, NOT_FOUND);
   });
 }

@@ -11,6 +11,8 @@ import { ValidationError } from '../errors.ts';
  */
 export const DEFAULT_PER_PAGE = 15;
 export const MAX_PER_PAGE = 100;
+/** Ids are BIGINT; beyond this a number is no longer exact in JavaScript. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /** A table (or an alias of one) whose primary key is its numeric `id` column. */
 export type ListTable = PgTable & { id: AnyPgColumn<{ data: number; notNull: true }> };
@@ -70,7 +72,11 @@ export function listSource<S extends SelectedFields>(source: ListSourceSpec<S>):
 const paging = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number, from 1.' })),
   per_page: Type.Optional(
-    Type.Integer({ minimum: 1, description: `Page size, default ${DEFAULT_PER_PAGE}; above ${MAX_PER_PAGE} reads as ${MAX_PER_PAGE}.` }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_ID,
+      description: `Page size, default ${DEFAULT_PER_PAGE}; above ${MAX_PER_PAGE} reads as ${MAX_PER_PAGE}.`,
+    }),
   ),
   q: Type.Optional(Type.String({ maxLength: 255 })),
   from: Type.Optional(Type.String()),
@@ -125,8 +131,8 @@ export function flagValue(value: string): boolean {
   return value === '1' || value === 'true';
 }
 
-/** An id filter: positive integer, exact match. */
-export const IdFilter = Type.Integer({ minimum: 1 });
+/** An id filter: a positive integer within the bounds path ids have, exact match. */
+export const IdFilter = Type.Integer({ minimum: 1, maximum: MAX_ID });
 
 function isBareDate(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value);
