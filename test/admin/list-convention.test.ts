@@ -1,10 +1,17 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { sql } from 'drizzle-orm';
-import { paginate, type ListSpec } from '../../src/platform/admin/list.ts';
-import { rows } from '../../src/platform/db/client.ts';
+import { asc, sql } from 'drizzle-orm';
+import { integer, pgTable } from 'drizzle-orm/pg-core';
+import { instant, int8 } from '../../src/platform/db/columns.ts';
+import { listSource, paginate } from '../../src/platform/pagination/list.ts';
 import { useApp, type SignedIn } from '../helpers/app.ts';
 import { page } from './support.ts';
+
+const sortedThings = pgTable('sorted_things', {
+  id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+  sort: integer('sort').notNull(),
+  createdAt: instant('created_at').notNull().defaultNow(),
+});
 
 interface Bank {
   id: number;
@@ -110,22 +117,14 @@ describe('admin list convention', () => {
       sql`create table sorted_things (id bigint generated always as identity primary key, sort int not null, created_at timestamptz not null default now())`,
     );
     await ctx().db.execute(sql`insert into sorted_things (sort) select (g * 7) % 5 from generate_series(1, 37) g`);
-    const expected = (await rows<{ id: number }>(ctx().db, sql`select id from sorted_things order by sort asc, id asc`)).map((r) =>
-      Number(r.id),
-    );
-    const spec: ListSpec = {
-      table: 'sorted_things',
-      alias: 't',
-      select: sql`t.id`,
-      filters: {},
-      search: [],
-      sort: 'sort',
-      timestamp: 'created_at',
-    };
+    const expected = (
+      await ctx().db.select({ id: sortedThings.id }).from(sortedThings).orderBy(asc(sortedThings.sort), asc(sortedThings.id))
+    ).map((row) => row.id);
+    const source = listSource({ table: sortedThings, select: { id: sortedThings.id }, sort: sortedThings.sort });
     const seen: number[] = [];
     for (let n = 1; n <= 5; n++) {
-      const result = await paginate<{ id: number }>(ctx().db, spec, { page: n, per_page: 8 }, { base: 'http://x', path: '/p' });
-      seen.push(...result.data.map((r) => Number(r.id)));
+      const result = await paginate(ctx().db, source, { page: n, per_page: 8 }, { base: 'http://x', path: '/p' });
+      seen.push(...result.data.map((row) => row.id));
     }
     assert.deepEqual(seen, expected);
   });

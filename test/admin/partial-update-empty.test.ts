@@ -1,34 +1,36 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { bigserial, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { Type } from 'typebox';
 import { defineResource, registerResource } from '../../src/platform/admin/resource.ts';
 import { one } from '../../src/platform/db/client.ts';
+import { instant } from '../../src/platform/db/columns.ts';
 import { useApp } from '../helpers/app.ts';
 import { countLogs, data } from './support.ts';
 
-interface NoteRow {
-  id: number | string;
-  title: string;
-  body: string | null;
-  rank: number;
-}
+const testNotes = pgTable('test_notes', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  title: text('title').notNull(),
+  body: text('body'),
+  rank: integer('rank').notNull().default(0),
+  createdAt: instant('created_at').notNull().defaultNow(),
+  updatedAt: instant('updated_at').notNull().defaultNow(),
+});
 
 /** A resource with a required, a nullable and an optional non-nullable column, on its own table. */
-const notesResource = defineResource<NoteRow>({
+const notesResource = defineResource({
   path: '/api/admin/test-notes',
   param: 'note',
   permission: 'test-notes',
   tag: 'Test',
-  table: 'test_notes',
+  table: testNotes,
   record: Type.Object({ id: Type.Integer(), title: Type.String(), body: Type.Union([Type.String(), Type.Null()]), rank: Type.Integer() }),
   createBody: Type.Object({
     title: Type.String({ maxLength: 255 }),
     body: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
     rank: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   }),
-  writable: ['title', 'body', 'rank'],
-  present: (row) => ({ id: Number(row.id), title: row.title, body: row.body, rank: Number(row.rank) }),
 });
 
 describe('a field sent empty on a partial update is present and empty', () => {

@@ -1,25 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/admin/resource.ts';
-import { iso } from '../../platform/admin/rules.ts';
 import { SUPER_ADMIN } from '../../platform/auth/identity.ts';
-
-interface PermissionRow {
-  id: number | string;
-  name: string;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-interface PermissionBody {
-  name?: string;
-}
+import { equals } from '../../platform/pagination/list.ts';
+import { permissions } from './tables.ts';
+import { timestamps } from '../../platform/http/record.ts';
 
 export const PermissionRecord = Type.Object({
   id: Type.Integer(),
   name: Type.String({ description: '`<resource>.<action>`, e.g. `users.view`.' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  ...timestamps,
 });
 
 const PermissionBody = Type.Object({
@@ -30,22 +20,20 @@ const PermissionBody = Type.Object({
   }),
 });
 
-export const permissionsResource = defineResource<PermissionRow, PermissionBody>({
+export const permissionsResource = defineResource({
   path: '/api/admin/permissions',
   param: 'permission',
   permission: 'permissions',
   tag: 'Admin: permissions',
-  table: 'permissions',
+  table: permissions,
   record: PermissionRecord,
   createBody: PermissionBody,
-  filters: { name: { schema: Type.String({ maxLength: 255 }) } },
-  search: ['name'],
-  writable: ['name'],
-  unique: [{ field: 'name', column: 'name', constraint: 'permissions_name_unique' }],
+  filters: { name: equals(permissions.name, Type.String({ maxLength: 255 })) },
+  search: [permissions.name],
+  unique: [{ field: 'name', column: permissions.name }],
   // super-admin holds everything in code; the link keeps what operators see in line with that.
   afterWrite: async (id, _body, { tx, existing }) => {
     if (existing !== undefined) return;
     await tx.execute(sql`insert into permission_role (role_id, permission_id) select id, ${id} from roles where name = ${SUPER_ADMIN}`);
   },
-  present: (row) => ({ id: Number(row.id), name: row.name, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }),
 });

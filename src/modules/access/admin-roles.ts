@@ -1,23 +1,13 @@
-import { sql } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/admin/resource.ts';
-import { iso } from '../../platform/admin/rules.ts';
-import { ConflictError, ValidationError } from '../../platform/errors.ts';
-import { permissionIdsByName, syncRolePermissions } from './permission-names.ts';
 import { SUPER_ADMIN } from '../../platform/auth/identity.ts';
-
-interface RoleRow {
-  id: number | string;
-  name: string;
-  permissions: string[];
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-interface RoleBody {
-  name?: string;
-  permissions?: string[];
-}
+import { correlated } from '../../platform/db/columns.ts';
+import { ConflictError, ValidationError } from '../../platform/errors.ts';
+import { equals } from '../../platform/pagination/list.ts';
+import { permissionIdsByName, syncRolePermissions } from './permission-names.ts';
+import { permissionRole, permissions, roles } from './tables.ts';
+import { timestamps } from '../../platform/http/record.ts';
 
 /**
  * Roles the code itself names: super-admin holds every permission, and registration gives every
@@ -29,8 +19,7 @@ export const RoleRecord = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   permissions: Type.Array(Type.String(), { description: 'Permission names.' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  ...timestamps,
 });
 
 const RoleBody = Type.Object({
@@ -42,19 +31,24 @@ const RoleBody = Type.Object({
   permissions: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 500, description: 'Permission names.' })),
 });
 
-export const rolesResource = defineResource<RoleRow, RoleBody>({
+export const rolesResource = defineResource({
   path: '/api/admin/roles',
   param: 'role',
   permission: 'roles',
   tag: 'Admin: roles',
-  table: 'roles',
-  select: sql`t.id, t.name, t.created_at, t.updated_at, coalesce((select array_agg(p.name order by p.name)
-    from permission_role pr join permissions p on p.id = pr.permission_id where pr.role_id = t.id), '{}') as permissions`,
+  table: roles,
+  select: {
+    ...getTableColumns(roles),
+    permissions: correlated<
+      string[]
+    >(sql`coalesce((select array_agg(${permissions.name} order by ${permissions.name}) from ${permissionRole}
+      join ${permissions} on ${permissions.id} = ${permissionRole.permissionId} where ${permissionRole.roleId} = ${roles.id}), '{}')`),
+  },
   record: RoleRecord,
   createBody: RoleBody,
-  filters: { name: { schema: Type.String({ maxLength: 255 }) } },
-  search: ['name'],
-  unique: [{ field: 'name', column: 'name', constraint: 'roles_name_unique' }],
+  filters: { name: equals(roles.name, Type.String({ maxLength: 255 })) },
+  search: [roles.name],
+  unique: [{ field: 'name', column: roles.name }],
   values: async (body, { existing }) => {
     if (existing !== undefined && BUILT_IN.has(existing.name)) {
       if (body.name !== undefined && body.name !== existing.name) {
@@ -64,7 +58,7 @@ export const rolesResource = defineResource<RoleRow, RoleBody>({
         throw ValidationError.field('permissions', 'The super-admin role always holds every permission.');
       }
     }
-    return body.name === undefined ? {} : { name: body.name };
+    return { name: body.name };
   },
   afterWrite: async (id, body, { tx }) => {
     if (body.permissions !== undefined) await syncRolePermissions(tx, id, await permissionIdsByName(tx, body.permissions));
@@ -72,11 +66,4 @@ export const rolesResource = defineResource<RoleRow, RoleBody>({
   beforeDelete: async (row) => {
     if (BUILT_IN.has(row.name)) throw new ConflictError(`The ${row.name} role cannot be deleted.`);
   },
-  present: (row) => ({
-    id: Number(row.id),
-    name: row.name,
-    permissions: row.permissions,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  }),
 });

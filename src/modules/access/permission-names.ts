@@ -1,20 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { rows, type Db } from '../../platform/db/client.ts';
-import { ValidationError } from '../../platform/errors.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { idsByName } from '../../platform/admin/rules.ts';
+import { permissions } from './tables.ts';
 
 /** Ids of the named permissions; an unknown name is a 422 on `permissions.<index>`. */
-export async function permissionIdsByName(tx: Db, names: string[]): Promise<number[]> {
-  const found = await rows<{ id: number | string; name: string }>(
-    tx,
-    sql`select id, name from permissions where name = any(${sql.param(names)}::text[])`,
-  );
-  const byName = new Map(found.map((row) => [row.name, Number(row.id)]));
-  const errors: Record<string, string[]> = {};
-  names.forEach((name, index) => {
-    if (!byName.has(name)) errors[`permissions.${index}`] = [`The selected permissions.${index} is invalid.`];
-  });
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return [...new Set(names.map((name) => byName.get(name)!))];
+export function permissionIdsByName(tx: Db, names: string[]): Promise<number[]> {
+  return idsByName(tx, permissions, names, 'permissions');
 }
 
 /** Makes the role's permissions exactly `permissionIds`. */

@@ -1,22 +1,14 @@
 import { sql } from 'drizzle-orm';
+import { idsByName } from '../../platform/admin/rules.ts';
 import { one, rows, type Db } from '../../platform/db/client.ts';
 import { ValidationError } from '../../platform/errors.ts';
 import { SUPER_ADMIN, type AuthUser } from '../../platform/auth/identity.ts';
 import { permissionNamesOf } from './repository.ts';
+import { roles } from './tables.ts';
 
 /** Ids of the named roles; a name that is no role is a 422 on `roles.<index>`, as Laravel reports it. */
-export async function roleIdsByName(tx: Db, names: string[]): Promise<number[]> {
-  const found = await rows<{ id: number | string; name: string }>(
-    tx,
-    sql`select id, name from roles where name = any(${sql.param(names)}::text[])`,
-  );
-  const byName = new Map(found.map((row) => [row.name, Number(row.id)]));
-  const errors: Record<string, string[]> = {};
-  names.forEach((name, index) => {
-    if (!byName.has(name)) errors[`roles.${index}`] = [`The selected roles.${index} is invalid.`];
-  });
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return [...new Set(names.map((name) => byName.get(name)!))];
+export function roleIdsByName(tx: Db, names: string[]): Promise<number[]> {
+  return idsByName(tx, roles, names, 'roles');
 }
 
 /** Makes the user's roles exactly `roleIds`. */

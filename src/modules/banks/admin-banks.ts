@@ -1,23 +1,8 @@
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/admin/resource.ts';
-import { iso } from '../../platform/admin/rules.ts';
-
-interface BankRow {
-  id: number | string;
-  name: string;
-  code: string;
-  currenry: string;
-  payment_cards: boolean;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-interface BankBody {
-  name?: string;
-  code?: string;
-  currenry?: string;
-  payment_cards?: boolean;
-}
+import { equals } from '../../platform/pagination/list.ts';
+import { banks } from './tables.ts';
+import { timestamps } from '../../platform/http/record.ts';
 
 export const BankRecord = Type.Object({
   id: Type.Integer(),
@@ -25,8 +10,7 @@ export const BankRecord = Type.Object({
   code: Type.String(),
   currenry: Type.String({ description: 'Currency code (ISO 4217); the field name is spelled so by the interface.' }),
   payment_cards: Type.Boolean({ description: 'Card numbers of this bank must pass the Luhn check.' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  ...timestamps,
 });
 
 const BankBody = Type.Object({
@@ -36,31 +20,22 @@ const BankBody = Type.Object({
   payment_cards: Type.Optional(Type.Boolean({ description: 'Default true.' })),
 });
 
-export const banksResource = defineResource<BankRow, BankBody>({
+export const banksResource = defineResource({
   path: '/api/admin/banks',
   param: 'bank',
   permission: 'banks',
   tag: 'Admin: banks',
-  table: 'banks',
+  table: banks,
   record: BankRecord,
   createBody: BankBody,
-  filters: { code: { schema: Type.String() }, currenry: { schema: Type.String({ pattern: '^[A-Z]{3}$' }) } },
-  search: ['name', 'code'],
-  unique: [{ field: 'code', column: 'code', constraint: 'banks_code_unique' }],
+  filters: { code: equals(banks.code, Type.String()), currenry: equals(banks.currenry, Type.String({ pattern: '^[A-Z]{3}$' })) },
+  search: [banks.name, banks.code],
+  unique: [{ field: 'code', column: banks.code }],
   inUse: 'The bank still has bank cards.',
   values: async (body) => ({
-    ...(body.name === undefined ? {} : { name: body.name }),
-    ...(body.code === undefined ? {} : { code: body.code }),
-    ...(body.currenry === undefined ? {} : { currenry: body.currenry.toUpperCase() }),
-    ...(body.payment_cards === undefined ? {} : { payment_cards: body.payment_cards }),
-  }),
-  present: (row) => ({
-    id: Number(row.id),
-    name: row.name,
-    code: row.code,
-    currenry: row.currenry,
-    payment_cards: row.payment_cards,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    name: body.name,
+    code: body.code,
+    currenry: body.currenry?.toUpperCase(),
+    paymentCards: body.payment_cards,
   }),
 });

@@ -1,22 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { iso } from '../../platform/admin/rules.ts';
-import { one, type Db } from '../../platform/db/client.ts';
-import { toCents, toUnits } from '../../platform/money.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { paymentMethods } from './tables.ts';
+import { timestamps } from '../../platform/http/record.ts';
 
-export interface PaymentMethodRow {
-  id: number | string;
-  name: string;
-  code: string;
-  gateway: string;
-  min_amount: number | string | bigint;
-  max_amount: number | string | bigint;
-  status: number;
-  sort: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
+/** A payment method as customers and operators see it: its columns, amounts in currency units. */
 export const PaymentMethodRecord = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -26,25 +14,20 @@ export const PaymentMethodRecord = Type.Object({
   max_amount: Type.Number(),
   status: Type.Integer({ description: '1 enabled, 0 disabled.' }),
   sort: Type.Integer(),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  ...timestamps,
 });
 
-export function presentPaymentMethod(row: PaymentMethodRow) {
-  return {
-    id: Number(row.id),
-    name: row.name,
-    code: row.code,
-    gateway: row.gateway,
-    min_amount: toUnits(toCents(row.min_amount)),
-    max_amount: toUnits(toCents(row.max_amount)),
-    status: Number(row.status),
-    sort: Number(row.sort),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
-
-export async function findPaymentMethod(db: Db, id: number): Promise<PaymentMethodRow | undefined> {
-  return one<PaymentMethodRow>(db, sql`select * from payment_methods where id = ${id}`);
+/** What starting a top-up needs of a method, under the names topups/service.ts reads. */
+export async function findPaymentMethod(db: Db, id: number) {
+  const [row] = await db
+    .select({
+      id: paymentMethods.id,
+      gateway: paymentMethods.gateway,
+      status: paymentMethods.status,
+      min_amount: paymentMethods.minAmount,
+      max_amount: paymentMethods.maxAmount,
+    })
+    .from(paymentMethods)
+    .where(eq(paymentMethods.id, id));
+  return row;
 }

@@ -1,14 +1,14 @@
-import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { IdFilter } from '../../platform/admin/list.ts';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
+import { equals, IdFilter } from '../../platform/pagination/list.ts';
 import { adminTransaction } from '../../platform/admin/operation-log.ts';
-import { presentTopup, TopupRecord } from './present.ts';
-import { effectiveStatus, TOPUP_COLUMNS, type TopupRow } from './repository.ts';
+import { presentTopup, statusFilter, TopupRecord, topupFields } from './present.ts';
+import type { TopupRow } from './repository.ts';
+import { topups } from './tables.ts';
 import type { TopupService } from './service.ts';
 
 const tags = ['Admin: top-ups'];
@@ -30,23 +30,20 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
   registerResource(
     app,
     ctx,
-    defineResource<TopupRow>({
+    defineResource({
       path: '/api/admin/topups',
       param: 'topup',
       permission: 'topups',
       tag: 'Admin: top-ups',
-      table: 'topups',
-      select: TOPUP_COLUMNS,
+      table: topups,
+      select: topupFields,
       record: TopupRecord,
       actions: ['list', 'show'],
       filters: {
-        user_id: { schema: IdFilter },
-        payment_method_id: { schema: IdFilter },
-        status: {
-          schema: Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' }),
-          where: (value: number, alias: string) => sql`${effectiveStatus(alias)} = ${value}`,
-        },
-        gateway_payment_id: { schema: Type.String({ maxLength: 100 }) },
+        user_id: equals(topups.userId, IdFilter),
+        payment_method_id: equals(topups.paymentMethodId, IdFilter),
+        status: statusFilter,
+        gateway_payment_id: equals(topups.gatewayPaymentId, Type.String({ maxLength: 100 })),
       },
       present,
     }),

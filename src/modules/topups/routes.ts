@@ -1,18 +1,18 @@
-import { sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { pageSchema, type ListQuery } from '../../platform/admin/list.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
 import { rateToPercent, toUnits } from '../../platform/money.ts';
 import { currentTopupSettings } from '../settings/repository.ts';
-import { ownList } from '../wallet/own-list.ts';
-import { presentTopup, TopupRecord } from './present.ts';
-import { effectiveStatus, TOPUP_COLUMNS, type TopupRow } from './repository.ts';
+import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
+import { presentTopup, statusFilter, TopupRecord, topupFields } from './present.ts';
+import type { TopupRow } from './repository.ts';
 import type { TopupService } from './service.ts';
 import { registerTopupWebhookRoutes } from './webhook-routes.ts';
 import { registerAdminTopupRoutes } from './admin-routes.ts';
+import { topups } from './tables.ts';
 
 const tags = ['Top-ups'];
 
@@ -23,18 +23,6 @@ const CreateBody = Type.Object({
     'x-message': 'The selected payment method id is invalid.',
   }),
   amount: Type.Union([Type.Number(), Type.String()], { description: 'Currency units, at most 2 decimals, within the method’s min/max.' }),
-});
-
-const StatusFilter = Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' });
-
-const ownTopups = ownList({
-  table: 'topups',
-  alias: 't',
-  select: TOPUP_COLUMNS,
-  filters: { status: { schema: StatusFilter, where: (value: number, alias: string) => sql`${effectiveStatus(alias)} = ${value}` } },
-  search: [],
-  sort: undefined,
-  timestamp: 'created_at',
 });
 
 /** Customer top-ups (contract section 7), the gateway webhook and the admin top-up endpoints. */
@@ -59,22 +47,15 @@ export function registerTopupRoutes(app: App, ctx: AppContext, service: TopupSer
     },
   );
 
-  app.get(
-    '/api/topups',
-    {
-      config: { auth: true },
-      schema: {
-        tags,
-        summary: 'The signed-in user’s top-ups, newest first',
-        querystring: ownTopups.querySchema,
-        response: { 200: pageSchema(TopupRecord), ...errorResponses },
-      },
-    },
-    async (request) => {
-      const page = await ownTopups.page<TopupRow>(ctx, '/api/topups', request.query as ListQuery, currentUser(request).id);
-      return { ...page, data: page.data.map(present) };
-    },
-  );
+  registerCustomerList(app, ctx, {
+    path: '/api/topups',
+    tags,
+    summary: 'The signed-in user’s top-ups, newest first',
+    source: { table: topups, select: topupFields, filters: { status: statusFilter } },
+    scope: (user) => eq(topups.userId, user.id),
+    record: TopupRecord,
+    present,
+  });
 
   app.get(
     '/api/topup-options',

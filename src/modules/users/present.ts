@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { AuthUser } from '../../platform/auth/identity.ts';
+import { timestamps } from '../../platform/http/record.ts';
 
 /** The user record of contract section 5; the schema doubles as a guard against leaking fields. */
 export const UserSchema = Type.Object({
@@ -11,8 +12,7 @@ export const UserSchema = Type.Object({
   two_factor_enabled: Type.Boolean(),
   is_partner: Type.Boolean(),
   status: Type.Integer({ description: '1 active, 0 disabled.' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  ...timestamps,
 });
 
 export function presentUser(user: AuthUser) {

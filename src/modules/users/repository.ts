@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { one, type Db } from '../../platform/db/client.ts';
 import type { AuthUser } from '../../platform/auth/identity.ts';
-import { authUserColumns, toAuthUser, type AuthUserRow } from './auth-user.ts';
+import { authUserFields } from './auth-user.ts';
 import { users, type UserRow } from './tables.ts';
 
 export const USERS_EMAIL_UNIQUE = 'users_email_unique';
@@ -18,8 +18,8 @@ export async function findUserById(db: Db, id: number): Promise<UserRow | undefi
 }
 
 export async function findAuthUser(db: Db, id: number): Promise<AuthUser | undefined> {
-  const row = await one<AuthUserRow>(db, sql`select ${authUserColumns} from users u where u.id = ${id}`);
-  return row === undefined ? undefined : toAuthUser(row);
+  const [row] = await db.select(authUserFields).from(users).where(eq(users.id, id));
+  return row;
 }
 
 export async function emailTaken(db: Db, email: string, exceptId?: number): Promise<boolean> {

@@ -1,34 +1,22 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { IdFilter } from '../../platform/admin/list.ts';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import { mustExist } from '../../platform/admin/rules.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { one } from '../../platform/db/client.ts';
 import { ConflictError, ValidationError } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import {
-  BalanceRecord,
-  presentBalance,
-  presentTransaction,
-  TransactionRecord,
-  TypeFilter,
-  type BalanceRow,
-  type LedgerRow,
-} from './present.ts';
+import { equals, IdFilter } from '../../platform/pagination/list.ts';
+import { users } from '../users/tables.ts';
+import { BalanceRecord, CurrencyFilter, presentBalance, TransactionRecord, transactionFields, TypeFilter } from './present.ts';
 import type { WalletService } from './service.ts';
-
-interface BalanceBody {
-  user_id?: number;
-  currency?: string;
-  amount?: unknown;
-}
+import { balances, ledgerEntries } from './tables.ts';
 
 const BalanceBody = Type.Object({
   user_id: Type.Integer({ minimum: 1, 'x-message': 'The selected user id is invalid.' }),
   currency: Type.String({ pattern: '^[A-Za-z]{3}$', 'x-message': 'The :attribute field must be a 3-letter currency code.' }),
+  amount: Type.Optional(Type.Unknown({ description: 'Refused: money moves only through POST /api/admin/balances/{balance}/adjust.' })),
 });
 
 const AdjustBody = Type.Object({
@@ -38,61 +26,57 @@ const AdjustBody = Type.Object({
 
 const BalanceParams = Type.Object({ balance: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-const balancesResource = defineResource<BalanceRow, BalanceBody>({
+const balancesResource = defineResource({
   path: '/api/admin/balances',
   param: 'balance',
   permission: 'balances',
   tag: 'Admin: balances',
-  table: 'balances',
+  table: balances,
   record: BalanceRecord,
   createBody: BalanceBody,
-  filters: { user_id: { schema: IdFilter }, currency: { schema: Type.String({ pattern: '^[A-Z]{3}$' }) } },
+  filters: { user_id: equals(balances.userId, IdFilter), currency: equals(balances.currency, CurrencyFilter) },
   inUse: 'The balance has ledger lines and cannot be deleted.',
-  values: async (body, w) => {
+  values: async (body, { tx, existing }) => {
     if (body.amount !== undefined) {
       throw ValidationError.field('amount', 'The amount cannot be set directly; use POST /api/admin/balances/{balance}/adjust.');
     }
-    const userId = body.user_id ?? Number(w.existing?.user_id);
-    const currency = body.currency?.toUpperCase() ?? w.existing?.currency ?? '';
-    if (body.user_id !== undefined) await mustExist(w.tx, 'users', body.user_id, 'user_id');
-    const moved = w.existing !== undefined && (userId !== Number(w.existing.user_id) || currency !== w.existing.currency);
+    const userId = body.user_id ?? existing?.userId ?? 0;
+    const currency = body.currency?.toUpperCase() ?? existing?.currency ?? '';
+    if (body.user_id !== undefined) await mustExist(tx, users, body.user_id, 'user_id');
+    const moved = existing !== undefined && (userId !== existing.userId || currency !== existing.currency);
     if (moved) {
-      const lines = await one(w.tx, sql`select 1 from ledger_entries where balance_id = ${w.existing!.id} limit 1`);
-      if (lines !== undefined) throw new ConflictError('The balance has ledger lines; its user and currency cannot change.');
+      const lines = await tx.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.balanceId, existing.id)).limit(1);
+      if (lines.length > 0) throw new ConflictError('The balance has ledger lines; its user and currency cannot change.');
     }
-    if (w.existing === undefined || moved) {
-      const taken = await one(
-        w.tx,
-        sql`select 1 from balances where user_id = ${userId} and currency = ${currency} and id <> ${w.existing?.id ?? 0}`,
-      );
-      if (taken !== undefined) throw ValidationError.field('currency', 'The user already has a balance in this currency.');
+    if (existing === undefined || moved) {
+      const taken = await tx
+        .select({ id: balances.id })
+        .from(balances)
+        .where(and(eq(balances.userId, userId), eq(balances.currency, currency), ne(balances.id, existing?.id ?? 0)));
+      if (taken.length > 0) throw ValidationError.field('currency', 'The user already has a balance in this currency.');
     }
-    return {
-      ...(body.user_id === undefined ? {} : { user_id: body.user_id }),
-      ...(body.currency === undefined ? {} : { currency }),
-    };
+    return { userId: body.user_id, currency: body.currency === undefined ? undefined : currency };
   },
-  present: presentBalance,
 });
 
-const transactionsResource = defineResource<LedgerRow>({
+const transactionsResource = defineResource({
   path: '/api/admin/transactions',
   param: 'transaction',
   permission: 'transactions',
   tag: 'Admin: transactions',
-  table: 'ledger_entries',
+  table: ledgerEntries,
+  select: transactionFields,
   record: TransactionRecord,
   actions: ['list', 'show'],
   filters: {
-    user_id: { schema: IdFilter },
-    balance_id: { schema: IdFilter },
-    type: { schema: TypeFilter },
-    currency: { schema: Type.String({ pattern: '^[A-Z]{3}$' }) },
-    reference_type: { schema: Type.String({ maxLength: 64 }) },
-    reference_id: { schema: IdFilter },
+    user_id: equals(ledgerEntries.userId, IdFilter),
+    balance_id: equals(ledgerEntries.balanceId, IdFilter),
+    type: equals(ledgerEntries.type, TypeFilter),
+    currency: equals(ledgerEntries.currency, CurrencyFilter),
+    reference_type: equals(ledgerEntries.referenceType, Type.String({ maxLength: 64 })),
+    reference_id: equals(ledgerEntries.referenceId, IdFilter),
   },
-  search: ['description'],
-  present: presentTransaction,
+  search: [ledgerEntries.description],
 });
 
 /** Admin balances (CRUD, amounts only through adjust) and the admin statement. */

@@ -1,12 +1,13 @@
-import { sql } from 'drizzle-orm';
-import { one, rows, type Db } from '../../platform/db/client.ts';
-import type { BalanceRow } from './present.ts';
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { balances, type Balance } from './tables.ts';
 
-export async function findBalance(db: Db, id: number): Promise<BalanceRow | undefined> {
-  return one<BalanceRow>(db, sql`select * from balances where id = ${id}`);
+export async function findBalance(db: Db, id: number): Promise<Balance | undefined> {
+  const [row] = await db.select().from(balances).where(eq(balances.id, id));
+  return row;
 }
 
 /** Every balance of a user, by currency. */
-export async function balancesOf(db: Db, userId: number): Promise<BalanceRow[]> {
-  return rows<BalanceRow>(db, sql`select * from balances where user_id = ${userId} order by currency`);
+export async function balancesOf(db: Db, userId: number): Promise<Balance[]> {
+  return db.select().from(balances).where(eq(balances.userId, userId)).orderBy(asc(balances.currency));
 }

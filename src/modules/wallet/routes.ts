@@ -1,27 +1,18 @@
-import { sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { pageSchema, type ListQuery } from '../../platform/admin/list.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import { toCents, toUnits } from '../../platform/money.ts';
+import { toUnits } from '../../platform/money.ts';
+import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
+import { equals } from '../../platform/pagination/list.ts';
 import { registerAdminWalletRoutes } from './admin-routes.ts';
-import { ownList } from './own-list.ts';
-import { BalanceRecord, presentBalance, presentTransaction, TransactionRecord, TypeFilter, type LedgerRow } from './present.ts';
+import { BalanceRecord, CurrencyFilter, presentBalance, TransactionRecord, transactionFields, TypeFilter } from './present.ts';
 import type { WalletService } from './service.ts';
+import { ledgerEntries } from './tables.ts';
 
 const tags = ['Wallet'];
-
-const ownTransactions = ownList({
-  table: 'ledger_entries',
-  alias: 'e',
-  select: sql`e.*`,
-  filters: { type: { schema: TypeFilter }, currency: { schema: Type.String({ pattern: '^[A-Z]{3}$' }) } },
-  search: [],
-  sort: undefined,
-  timestamp: 'created_at',
-});
 
 /** The customer's balance and statement (contract sections 5 and 7), and the admin wallet endpoints. */
 export function registerWalletRoutes(app: App, ctx: AppContext, wallet: WalletService): void {
@@ -45,29 +36,25 @@ export function registerWalletRoutes(app: App, ctx: AppContext, wallet: WalletSe
       return {
         data: {
           currency: ctx.config.defaultCurrency,
-          amount: main === undefined ? 0 : toUnits(toCents(main.amount)),
+          amount: main === undefined ? 0 : toUnits(main.amount),
           balances: balances.map(presentBalance),
         },
       };
     },
   );
 
-  app.get(
-    '/api/transactions',
-    {
-      config: { auth: true },
-      schema: {
-        tags,
-        summary: 'The user’s statement (ledger lines), newest first; filters type, currency, from/to',
-        querystring: ownTransactions.querySchema,
-        response: { 200: pageSchema(TransactionRecord), ...errorResponses },
-      },
+  registerCustomerList(app, ctx, {
+    path: '/api/transactions',
+    tags,
+    summary: 'The user’s statement (ledger lines), newest first; filters type, currency, from/to',
+    source: {
+      table: ledgerEntries,
+      select: transactionFields,
+      filters: { type: equals(ledgerEntries.type, TypeFilter), currency: equals(ledgerEntries.currency, CurrencyFilter) },
     },
-    async (request) => {
-      const page = await ownTransactions.page<LedgerRow>(ctx, '/api/transactions', request.query as ListQuery, currentUser(request).id);
-      return { ...page, data: page.data.map(presentTransaction) };
-    },
-  );
+    scope: (user) => eq(ledgerEntries.userId, user.id),
+    record: TransactionRecord,
+  });
 
   registerAdminWalletRoutes(app, ctx, wallet);
 }

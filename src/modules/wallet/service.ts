@@ -5,8 +5,8 @@ import type { AppContext } from '../../platform/context.ts';
 import { NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { formatUnits, parseMoney } from '../../platform/money.ts';
 import { applyLedgerOperation, IdempotencyMismatchError, InsufficientFundsError } from './ledger.ts';
-import type { BalanceRow } from './present.ts';
 import { balancesOf, findBalance } from './repository.ts';
+import type { Balance } from './tables.ts';
 
 /** Keys a client may send as Idempotency-Key: printable ASCII without spaces, as the IETF draft has it. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,100}$/;
@@ -27,7 +27,7 @@ export class WalletService {
     this.#ctx = ctx;
   }
 
-  balancesOf(userId: number): Promise<BalanceRow[]> {
+  balancesOf(userId: number): Promise<Balance[]> {
     return balancesOf(this.#ctx.db, userId);
   }
 
@@ -35,7 +35,7 @@ export class WalletService {
    * One `adjustment` ledger line, in the admin's logged transaction. With an Idempotency-Key a
    * retry answers the first outcome; the same key for another balance or amount is refused.
    */
-  async adjust(request: FastifyRequest, adjustment: Adjustment, adminId: number): Promise<BalanceRow> {
+  async adjust(request: FastifyRequest, adjustment: Adjustment, adminId: number): Promise<Balance> {
     const amount = parseMoney('amount', adjustment.amount, { signed: true });
     const header = adjustment.idempotencyKey;
     const key = header !== undefined && IDEMPOTENCY_KEY.test(header) ? `adjustment:${adminId}:${header}` : `adjustment:${randomUUID()}`;
@@ -44,7 +44,7 @@ export class WalletService {
       if (balance === undefined) throw new NotFoundError();
       try {
         await applyLedgerOperation(tx, {
-          userId: Number(balance.user_id),
+          userId: balance.userId,
           currency: balance.currency,
           type: 'adjustment',
           amount,

@@ -3,50 +3,65 @@
  *
  * How to use (a short file per resource, see src/modules/banks/admin-banks.ts):
  *
- *   export const banksResource = defineResource<BankRow, BankBody>({
+ *   export const banksResource = defineResource({
  *     path: '/api/admin/banks', param: 'bank', permission: 'banks', tag: 'Admin: banks',
- *     table: 'banks', record: BankRecord, present: presentBank,
- *     createBody: BankBody,                 // updateBody defaults to Type.Partial(createBody)
- *     writable: ['name', 'code', 'currenry'], // body fields copied to same-named columns
- *     unique: [{ field: 'code', column: 'code' }],
- *     filters: { currenry: { schema: Type.String() } }, search: ['name', 'code'],
+ *     table: banks,                       // a Drizzle table whose key is `id`
+ *     record: BankRecord,                 // no `present`: the record's fields are the row's columns
+ *     createBody: BankBody,               // PUT and PATCH take its partial
+ *     filters: { code: equals(banks.code, Type.String()) },
+ *     search: [banks.name, banks.code],
+ *     unique: [{ field: 'code', column: banks.code }],
+ *     values: async (body) => ({ name: body.name, code: body.code, currenry: body.currenry?.toUpperCase() }),
  *   });
  *   registerResource(app, ctx, banksResource);   // in the module's routes.ts
  *
  * What you get: GET list (Laravel paginated envelope, `page`/`per_page` ≤ 100, filters, `q`,
- * `from`/`to` on created_at, order id desc or `sort asc, id asc` when `sort` is set), GET detail,
- * POST (201), PUT and PATCH (partial: absent fields keep their value; a field sent as "" or null
- * is "required" when create requires it, else null or its type's 422), DELETE (204), each as
- * `{data}`; permission `<permission>.view` for reads and `<permission>.manage` for writes; 404 for
- * a missing or malformed id; 422 with Laravel's messages; every write in one transaction with its
- * operation-log row (operation-log.ts beside this file).
+ * `from`/`to` on `timestamp` (default the table's `createdAt`), order id desc or `sort asc, id
+ * asc` when `sort` is set), GET detail, POST (201), PUT and PATCH (partial: absent fields keep
+ * their value; a field sent as "" or null is "required" when create requires it, else null or its
+ * type's 422), DELETE (204), each as `{data}`; permission `<permission>.view` for reads and
+ * `<permission>.manage` for writes; 404 for a missing or malformed id; 422 with Laravel's
+ * messages; every write in one transaction with its operation-log row (operation-log.ts).
+ *
+ * A row is what `select` reads (default: the table's columns; add typed computed fields with
+ * `sql<T>`), so its type comes from the table. The body is `Static<typeof createBody>`, partial.
+ * Without `values`, body fields are written to the columns of the same SQL name.
  *
  * Rules go in hooks, all optional: `prepare` (before the transaction: slow pure work such as
- * password hashing), `values` (body → column values, inside the transaction; may throw
- * ValidationError), `afterWrite` (join tables), `beforeDelete` (refusals), `afterCommit` (side
- * effects that must not run on rollback, e.g. ending sessions). `actions` limits the routes.
- * Rows come from `select` (over `alias`, default `t.*`) and must include `id`.
+ * password hashing; what it returns is the body the other hooks see), `values` (body → column
+ * values, undefined left alone, inside the transaction; may throw ValidationError), `afterWrite`
+ * (join tables), `beforeDelete` (refusals), `afterCommit` (side effects that must not run on
+ * rollback, e.g. ending sessions). `actions` limits the routes.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type SQL } from 'drizzle-orm';
-import { Type, type TSchema } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import type { PgColumn, PgInsertValue, SelectedFields } from 'drizzle-orm/pg-core';
+import { Type, type Static, type TInteger, type TObject, type TSchema } from 'typebox';
 import type { AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
-import { errorCode, isUniqueViolation, one, type Db } from '../db/client.ts';
+import { errorCode, isUniqueViolation, type Db } from '../db/client.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import type { App } from '../http/app.ts';
 import { currentUser } from '../http/guard.ts';
+import { columnPresenter } from '../http/record.ts';
 import { errorResponses, NoContent, sendNoContent } from '../http/schemas.ts';
-import { listQuerySchema, pageSchema, paginate, type Filter, type ListQuery, type ListSpec } from './list.ts';
+import {
+  listQuerySchema,
+  listSource,
+  MAX_ID,
+  pageSchema,
+  paginate,
+  type Filters,
+  type ListSource,
+  type ListTable,
+  type RowOf,
+} from '../pagination/list.ts';
 import { adminTransaction } from './operation-log.ts';
 import { mustBeUnique, takenError } from './rules.ts';
 import { partialUpdate } from '../validation.ts';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 const ALL_ACTIONS: Action[] = ['list', 'show', 'create', 'update', 'delete'];
-
-export interface RowWithId {
-  id: number | string;
-}
 
 /** What a hook knows about the write in progress. */
 export interface WriteContext<Row> {
@@ -59,25 +74,33 @@ export interface WriteContext<Row> {
   existing: Row | undefined;
 }
 
-export interface CommitEvent<Row, Body> {
-  action: 'create' | 'update' | 'delete';
+interface CommitBase<Row> {
   id: number;
-  body: Body;
   before: Row | undefined;
   after: Row | undefined;
   actor: AuthUser;
   request: FastifyRequest;
 }
 
+export type CommitEvent<Row, Body> =
+  (CommitBase<Row> & { action: 'create' | 'update'; body: Body }) | (CommitBase<Row> & { action: 'delete'; body: undefined });
+
 export interface UniqueRule {
   /** Body field reported in the 422. */
   field: string;
   /** Column compared (after `values`), and whose unique constraint is mapped to the same 422. */
-  column: string;
+  column: PgColumn;
+  /** Default: the column's own unique constraint, `<table>_<column>_unique`. */
   constraint?: string;
 }
 
-export interface AdminResource<Row extends RowWithId, Body> {
+/** Column values of a write: a key left undefined keeps its value (update) or its default (insert). */
+export type Values<T extends ListTable> = Partial<T['$inferInsert']>;
+
+/** The body a hook sees: the create body's fields, each optional (an update sends what changes). */
+export type BodyOf<B extends TObject> = Partial<Static<B>>;
+
+export interface AdminResource<T extends ListTable, S extends SelectedFields, R extends TObject, B extends TObject, P> {
   /** Collection path, e.g. `/api/admin/users`. */
   path: string;
   /** Item path parameter name, e.g. `user` for `/api/admin/users/:user`. */
@@ -85,95 +108,87 @@ export interface AdminResource<Row extends RowWithId, Body> {
   /** Permission base: `users` → `users.view` for reads, `users.manage` for writes. */
   permission: string;
   tag: string;
-  table: string;
-  alias?: string;
-  select?: SQL;
-  record: TSchema;
-  present(row: Row): unknown;
-  filters?: Record<string, Filter>;
-  search?: string[];
-  sort?: string;
-  /** Column of `from`/`to`; `null` for records without time. Default `created_at`. */
-  timestamp?: string | null;
+  table: T;
+  /** The row; default the table's columns. */
+  select?: S;
+  record: R;
+  /** Default: the record's fields from same-named columns (http/record.ts). */
+  present?: (row: RowOf<S>) => Static<R>;
+  filters?: Filters;
+  search?: PgColumn[];
+  sort?: PgColumn;
+  /** Column of `from`/`to`; `null` for records without time. Default the table's `createdAt`. */
+  timestamp?: PgColumn | null;
   actions?: Action[];
-  createBody?: TSchema;
-  updateBody?: TSchema;
-  writable?: string[];
+  createBody?: B;
   unique?: UniqueRule[];
   /** Message of the 409 when a delete is refused by a foreign key (rows still refer to it). */
   inUse?: string;
-  prepare?(body: Body, action: 'create' | 'update'): Promise<Body>;
-  values?(body: Body, w: WriteContext<Row>): Promise<Record<string, unknown>>;
-  afterWrite?(id: number, body: Body, w: WriteContext<Row>): Promise<void>;
-  beforeDelete?(row: Row, w: WriteContext<Row>): Promise<void>;
-  afterCommit?(event: CommitEvent<Row, Body>): Promise<void>;
+  prepare?(body: BodyOf<B>, action: 'create' | 'update'): Promise<P>;
+  values?(body: P, w: WriteContext<RowOf<S>>): Promise<Values<T>>;
+  afterWrite?(id: number, body: P, w: WriteContext<RowOf<S>>): Promise<void>;
+  beforeDelete?(row: RowOf<S>, w: WriteContext<RowOf<S>>): Promise<void>;
+  afterCommit?(event: CommitEvent<RowOf<S>, P>): Promise<void>;
 }
 
-/** Identity function that gives a declaration its types. */
-export function defineResource<Row extends RowWithId, Body = Record<string, unknown>>(
-  resource: AdminResource<Row, Body>,
-): AdminResource<Row, Body> {
+/** Gives a declaration its types: the row from `select` (or the table), the body from `createBody`. */
+export function defineResource<
+  T extends ListTable,
+  R extends TObject,
+  S extends SelectedFields = T['_']['columns'],
+  B extends TObject = TObject,
+  P = BodyOf<B>,
+>(resource: AdminResource<T, S, R, B, P>): AdminResource<T, S, R, B, P> {
   return resource;
 }
 
-const MAX_ID = Number.MAX_SAFE_INTEGER;
+/** A declaration as the registrar handles it: rows and bodies pass through without being looked at. */
+type AnyResource = AdminResource<ListTable, SelectedFields, TObject, TObject<Record<string, TSchema>>, Body>;
+type Body = Record<string, unknown>;
+type Row = RowOf<SelectedFields>;
 
-export function listSpecOf(resource: AdminResource<RowWithId, unknown>): ListSpec {
-  const alias = resource.alias ?? 't';
-  return {
-    table: resource.table,
-    alias,
-    select: resource.select ?? sql.raw(`${alias}.*`),
-    filters: resource.filters ?? {},
-    search: resource.search ?? [],
-    sort: resource.sort,
-    timestamp: resource.timestamp === undefined ? 'created_at' : resource.timestamp,
-  };
+/** The list source a resource reads through. */
+export function sourceOf(resource: AnyResource): ListSource {
+  const select = resource.select ?? getTableColumns(resource.table);
+  return listSource({ ...resource, select, filters: resource.filters ?? {}, search: resource.search ?? [] });
 }
 
 /** Reads one record as the list does, optionally row-locked for a write. */
-export async function loadRecord<Row>(db: Db, spec: ListSpec, id: number, lock = false): Promise<Row | undefined> {
-  const alias = sql.raw(spec.alias);
-  const forUpdate = lock ? sql` for update of ${alias}` : sql``;
-  return one<Row>(db, sql`select ${spec.select} from ${sql.identifier(spec.table)} ${alias} where ${alias}.id = ${id}${forUpdate}`);
+export async function loadRecord<S extends SelectedFields>(
+  db: Db,
+  source: ListSource<S>,
+  id: number,
+  lock = false,
+): Promise<RowOf<S> | undefined> {
+  const query = db.select(source.select).from(source.table).where(eq(source.table.id, id));
+  const found: unknown = lock ? await query.for('update', { of: source.table }) : await query;
+  // Drizzle cannot follow a generic selection through its builder; the rows are of `select`.
+  return (found as RowOf<S>[])[0];
 }
 
-function copyWritable(body: unknown, writable: string[] | undefined): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const field of writable ?? []) {
-    const value = (body as Record<string, unknown>)[field];
-    if (value !== undefined) values[field] = value;
-  }
-  return values;
+/** The path parameter of an item: an id within JavaScript's exact integers. */
+function idParams(param: string): TObject<Record<string, TInteger>> {
+  return Type.Object({ [param]: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
 }
 
-async function insertRow(tx: Db, table: string, values: Record<string, unknown>): Promise<number> {
-  const columns = Object.keys(values);
-  const row = await one<{ id: number | string }>(
-    tx,
-    sql`insert into ${sql.identifier(table)} (${sql.join(
-      columns.map((c) => sql.identifier(c)),
-      sql`, `,
-    )}) values (${sql.join(
-      columns.map((c) => sql`${values[c]}`),
-      sql`, `,
-    )}) returning id`,
-  );
-  return Number(row!.id);
+/** Without a `values` hook: the body fields `createBody` declares, each into the column of that SQL name. */
+function columnCopier(resource: AnyResource): (body: Body) => Body {
+  const keyOf = new Map(Object.entries(getTableColumns(resource.table)).map(([key, column]) => [column.name, key]));
+  const pairs = Object.keys(resource.createBody?.properties ?? {}).flatMap((field) => {
+    const key = keyOf.get(field);
+    return key === undefined ? [] : [[field, key] as const];
+  });
+  return (body) => Object.fromEntries(pairs.map(([field, key]) => [key, body[field]]));
 }
 
-async function updateRow(tx: Db, table: string, id: number, values: Record<string, unknown>): Promise<void> {
-  const sets = Object.entries(values).map(([column, value]) => sql`${sql.identifier(column)} = ${value}`);
-  sets.push(sql`updated_at = now()`);
-  await tx.execute(sql`update ${sql.identifier(table)} set ${sql.join(sets, sql`, `)} where id = ${id}`);
-}
-
-/** The unique constraint a failed write hit, as the 422 its rule describes. */
-function uniqueFailure(error: unknown, rules: UniqueRule[]): Error {
-  for (const rule of rules) {
-    if (isUniqueViolation(error, rule.constraint ?? `${rule.column}_unique`)) return takenError(rule.field);
-  }
-  return error as Error;
+/** Each unique rule with the key of its column in the values of a write. */
+function uniqueRules(resource: AnyResource): (UniqueRule & { key: string; constraint: string })[] {
+  const columns = Object.entries(getTableColumns(resource.table));
+  return (resource.unique ?? []).map((rule) => {
+    const key = columns.find(([, column]) => column === rule.column)?.[0];
+    if (key === undefined) throw new Error(`${resource.path}: the unique column of ${rule.field} is not a column of the table.`);
+    return { ...rule, key, constraint: rule.constraint ?? rule.column.uniqueName ?? '' };
+  });
 }
 
 function permissionOf(resource: { permission: string }, write: boolean): string {
@@ -181,52 +196,74 @@ function permissionOf(resource: { permission: string }, write: boolean): string 
 }
 
 /** Registers the routes a resource declares. Returns nothing: the declaration is the API. */
-export function registerResource<Row extends RowWithId, Body>(
-  app: FastifyInstance,
+export function registerResource<T extends ListTable, S extends SelectedFields, R extends TObject, B extends TObject, P>(
+  app: App,
   ctx: AppContext,
-  resource: AdminResource<Row, Body>,
+  declared: AdminResource<T, S, R, B, P>,
 ): void {
-  const generic = resource as unknown as AdminResource<RowWithId, unknown>;
-  const spec = listSpecOf(generic);
+  // The hooks were typed against the declaration; from here on rows and bodies are only passed along.
+  const resource = declared as unknown as AnyResource;
+  const { table } = resource;
+  const source = sourceOf(resource);
   const actions = new Set(resource.actions ?? ALL_ACTIONS);
   const tags = [resource.tag];
   const itemPath = `${resource.path}/:${resource.param}`;
-  const Params = Type.Object({ [resource.param]: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
+  const Params = idParams(resource.param);
   const Wrapped = Type.Object({ data: resource.record });
-  const idOf = (request: FastifyRequest): number => (request.params as Record<string, number>)[resource.param]!;
-  const present = (row: Row): { data: unknown } => ({ data: resource.present(row) });
-  const uniques = resource.unique ?? [];
+  const presentRow = resource.present ?? columnPresenter(resource.record, source.select);
+  const present = (row: Row) => ({ data: presentRow(row) });
+  const uniques = uniqueRules(resource);
+  const copyColumns = columnCopier(resource);
+  const touchesUpdatedAt = 'updatedAt' in getTableColumns(table);
+  const idOf = (params: Record<string, number | undefined>): number => {
+    const id = params[resource.param];
+    if (id === undefined) throw new NotFoundError();
+    return id;
+  };
 
-  async function write(
-    request: FastifyRequest,
-    action: 'create' | 'update',
-    id: number | undefined,
-  ): Promise<{ id: number; before: Row | undefined; after: Row; body: Body }> {
+  async function insertRow(tx: Db, values: Record<string, unknown>): Promise<number> {
+    // The hook's values are typed against the declared table; the database checks what is required.
+    const [row] = await tx
+      .insert(table)
+      .values(values as PgInsertValue<ListTable>)
+      .returning({ id: table.id });
+    return row!.id;
+  }
+
+  async function updateRow(tx: Db, id: number, values: Record<string, unknown>): Promise<void> {
+    const set: Record<string, unknown> = touchesUpdatedAt ? { ...values, updatedAt: sql`now()` } : values;
+    if (Object.values(set).every((value) => value === undefined)) return;
+    await tx.update(table).set(set).where(eq(table.id, id));
+  }
+
+  /** The unique constraint a failed write hit, as the 422 its rule describes. */
+  function uniqueFailure(error: unknown): unknown {
+    for (const rule of uniques) if (isUniqueViolation(error, rule.constraint)) return takenError(rule.field);
+    return error;
+  }
+
+  async function write(request: FastifyRequest, sent: Body, action: 'create' | 'update', id: number | undefined) {
     const actor = currentUser(request);
-    let body = (request.body ?? {}) as Body;
-    if (resource.prepare !== undefined) body = await resource.prepare(body, action);
+    const body = resource.prepare === undefined ? sent : await resource.prepare(sent, action);
     return adminTransaction(ctx, request, async (tx) => {
-      const before = id === undefined ? undefined : await loadRecord<Row>(tx, spec, id, true);
+      const before = id === undefined ? undefined : await loadRecord(tx, source, id, true);
       if (id !== undefined && before === undefined) throw new NotFoundError();
       const w: WriteContext<Row> = { ctx, request, actor, tx, existing: before };
-      const values = resource.values !== undefined ? await resource.values(body, w) : copyWritable(body, resource.writable);
+      const values: Record<string, unknown> = resource.values !== undefined ? await resource.values(body, w) : copyColumns(body);
       for (const rule of uniques) {
-        if (values[rule.column] === undefined) continue;
-        await mustBeUnique(tx, { table: resource.table, column: rule.column, field: rule.field, value: values[rule.column], exceptId: id });
+        const value = values[rule.key];
+        if (value !== undefined) await mustBeUnique(tx, { table, column: rule.column, field: rule.field, value, exceptId: id });
       }
-      let savedId: number;
+      let savedId = id;
       try {
-        if (id === undefined) savedId = await insertRow(tx, resource.table, values);
-        else {
-          await updateRow(tx, resource.table, id, values);
-          savedId = id;
-        }
+        if (savedId === undefined) savedId = await insertRow(tx, values);
+        else await updateRow(tx, savedId, values);
       } catch (error) {
-        throw uniqueFailure(error, uniques);
+        throw uniqueFailure(error);
       }
       await resource.afterWrite?.(savedId, body, w);
-      const after = await loadRecord<Row>(tx, spec, savedId);
-      return { id: savedId, before, after: after!, body };
+      const after = (await loadRecord(tx, source, savedId))!;
+      return { id: savedId, before, after, body };
     });
   }
 
@@ -236,15 +273,15 @@ export function registerResource<Row extends RowWithId, Body>(
       {
         schema: {
           tags,
-          summary: resource.sort === undefined ? 'List (paginated, newest first)' : `List (paginated, by ${resource.sort} then id)`,
-          querystring: listQuerySchema(spec),
+          summary: resource.sort === undefined ? 'List (paginated, newest first)' : `List (paginated, by ${resource.sort.name} then id)`,
+          querystring: listQuerySchema(source),
           response: { 200: pageSchema(resource.record), ...errorResponses },
         },
         config: { permission: permissionOf(resource, false) },
       },
       async (request) => {
-        const page = await paginate<Row>(ctx.db, spec, request.query as ListQuery, { base: ctx.config.appUrl, path: resource.path });
-        return { ...page, data: page.data.map((row) => resource.present(row)) };
+        const page = await paginate(ctx.db, source, request.query, { base: ctx.config.appUrl, path: resource.path });
+        return { ...page, data: page.data.map((row) => presentRow(row)) };
       },
     );
   }
@@ -257,33 +294,33 @@ export function registerResource<Row extends RowWithId, Body>(
         config: { permission: permissionOf(resource, false) },
       },
       async (request) => {
-        const row = await loadRecord<Row>(ctx.db, spec, idOf(request));
+        const row = await loadRecord(ctx.db, source, idOf(request.params));
         if (row === undefined) throw new NotFoundError();
         return present(row);
       },
     );
   }
 
-  if (actions.has('create') && resource.createBody !== undefined) {
+  const createBody = resource.createBody;
+  if (actions.has('create') && createBody !== undefined) {
     app.post(
       resource.path,
       {
-        schema: { tags, summary: 'Create', body: resource.createBody, response: { 201: Wrapped, ...errorResponses } },
+        schema: { tags, summary: 'Create', body: createBody, response: { 201: Wrapped, ...errorResponses } },
         config: { permission: permissionOf(resource, true) },
       },
-      async (request, reply: FastifyReply) => {
-        const result = await write(request, 'create', undefined);
+      async (request, reply) => {
+        const result = await write(request, request.body, 'create', undefined);
         await resource.afterCommit?.({ action: 'create', ...result, actor: currentUser(request), request });
         return reply.code(201).send(present(result.after));
       },
     );
   }
 
-  if (actions.has('update') && resource.createBody !== undefined) {
+  if (actions.has('update') && createBody !== undefined) {
     // A field sent empty is present and empty (contract section 4): what create requires is
     // "required" again, a nullable field becomes null; absent fields keep their value.
-    const required = (resource.createBody as { required?: string[] }).required ?? [];
-    const updateBody = partialUpdate(resource.updateBody ?? Type.Partial(resource.createBody as never), required);
+    const updateBody = partialUpdate(Type.Partial(createBody), createBody.required ?? []);
     for (const method of ['PUT', 'PATCH'] as const) {
       app.route({
         method,
@@ -297,7 +334,7 @@ export function registerResource<Row extends RowWithId, Body>(
         },
         config: { permission: permissionOf(resource, true) },
         handler: async (request) => {
-          const result = await write(request, 'update', idOf(request));
+          const result = await write(request, request.body, 'update', idOf(request.params));
           await resource.afterCommit?.({ action: 'update', ...result, actor: currentUser(request), request });
           return present(result.after);
         },
@@ -313,14 +350,14 @@ export function registerResource<Row extends RowWithId, Body>(
         config: { permission: permissionOf(resource, true) },
       },
       async (request, reply) => {
-        const id = idOf(request);
+        const id = idOf(request.params);
         const actor = currentUser(request);
         const before = await adminTransaction(ctx, request, async (tx) => {
-          const row = await loadRecord<Row>(tx, spec, id, true);
+          const row = await loadRecord(tx, source, id, true);
           if (row === undefined) throw new NotFoundError();
           await resource.beforeDelete?.(row, { ctx, request, actor, tx, existing: row });
           try {
-            await tx.execute(sql`delete from ${sql.identifier(resource.table)} where id = ${id}`);
+            await tx.delete(table).where(eq(table.id, id));
           } catch (error) {
             if (['23503', '23001'].includes(errorCode(error) ?? '') && resource.inUse !== undefined)
               throw new ConflictError(resource.inUse);
@@ -328,7 +365,7 @@ export function registerResource<Row extends RowWithId, Body>(
           }
           return row;
         });
-        await resource.afterCommit?.({ action: 'delete', id, body: {} as Body, before, after: undefined, actor, request });
+        await resource.afterCommit?.({ action: 'delete', id, body: undefined, before, after: undefined, actor, request });
         return sendNoContent(reply);
       },
     );

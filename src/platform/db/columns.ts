@@ -1,3 +1,4 @@
+import { sql, type SQL } from 'drizzle-orm';
 import { bigint, timestamp } from 'drizzle-orm/pg-core';
 
 // BIGINT comes back from the drivers as a string, a number or a bigint; a fixed mode gives a
@@ -17,4 +18,14 @@ export function cents<TName extends string>(name: TName) {
 /** A timestamptz column, read as a Date. */
 export function instant<TName extends string>(name: TName) {
   return timestamp(name, { withTimezone: true });
+}
+
+/**
+ * A computed field that reads other tables (a correlated subquery), typed `T`. In a single-table
+ * select Drizzle writes the selection's top-level columns without their table, which would turn
+ * `role_user.user_id = users.id` into `role_user.user_id = id` (the inner table's id); nested one
+ * level, every column keeps its table.
+ */
+export function correlated<T>(expression: SQL): SQL<T> {
+  return sql<T>`${expression}`;
 }

@@ -1,0 +1,277 @@
+import { and, asc, count, desc, eq, getTableColumns, gte, ilike, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn, PgColumn, PgTable, SelectedFields } from 'drizzle-orm/pg-core';
+import type { SelectResultFields } from 'drizzle-orm/query-builders/select.types';
+import { Type, type Static, type TObject, type TOptional, type TSchema } from 'typebox';
+import type { Db } from '../db/client.ts';
+import { ValidationError } from '../errors.ts';
+
+/**
+ * Laravel's LengthAwarePaginator, for admin lists and customer lists alike (contract section 4):
+ * `page`, `per_page` (default 15, capped at 100), filters named after fields, `q`, `from`/`to`.
+ */
+export const DEFAULT_PER_PAGE = 15;
+export const MAX_PER_PAGE = 100;
+/** Ids are BIGINT; beyond this a number is no longer exact in JavaScript. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/** A table (or an alias of one) whose primary key is its numeric `id` column. */
+export type ListTable = PgTable & { id: AnyPgColumn<{ data: number; notNull: true }> };
+
+/** One query-string filter: its schema and the condition a value of it makes. */
+export interface Filter<S extends TSchema = TSchema> {
+  schema: S;
+  where(value: Static<S>): SQL;
+}
+
+/** A filter that matches a column exactly. */
+export function equals<S extends TSchema>(column: PgColumn, schema: S): Filter<S> {
+  return { schema, where: (value) => eq(column, value) };
+}
+
+/** A filter with its own condition (a case-folded match, an `exists` over a join table). */
+export function filter<S extends TSchema>(schema: S, where: (value: Static<S>) => SQL): Filter<S> {
+  return { schema, where };
+}
+
+export type Filters = Record<string, Filter>;
+
+/** What a list reads: rows of `select` from `table`, narrowed by the query. */
+export interface ListSource<S extends SelectedFields = SelectedFields> {
+  table: ListTable;
+  /** The row: the table's columns and any typed computed fields (`sql<T>`, mapped where drivers differ). */
+  select: S;
+  filters: Filters;
+  /** Text columns `q` matches case-insensitively, anywhere in the value. */
+  search: PgColumn[];
+  /** With a sort column the order is `sort asc, id asc`, otherwise `id desc`. */
+  sort: PgColumn | undefined;
+  /** Column `from`/`to` apply to, or null when the records carry no time. */
+  timestamp: PgColumn | null;
+}
+
+/** The row type of a selection. */
+export type RowOf<S extends SelectedFields> = SelectResultFields<S>;
+
+/** A list source as declared: only the table and the selection are required. */
+export type ListSourceSpec<S extends SelectedFields> = Pick<ListSource<S>, 'table' | 'select'> &
+  Partial<Omit<ListSource<S>, 'table' | 'select'>>;
+
+/** The source with its defaults: no filters, no `q`, newest first, `from`/`to` on the table's `createdAt`. */
+export function listSource<S extends SelectedFields>(source: ListSourceSpec<S>): ListSource<S> {
+  const createdAt = (getTableColumns(source.table) as Record<string, PgColumn | undefined>).createdAt ?? null;
+  return {
+    table: source.table,
+    select: source.select,
+    filters: source.filters ?? {},
+    search: source.search ?? [],
+    sort: source.sort,
+    timestamp: source.timestamp === undefined ? createdAt : source.timestamp,
+  };
+}
+
+const paging = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number, from 1.' })),
+  per_page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_ID,
+      description: `Page size, default ${DEFAULT_PER_PAGE}; above ${MAX_PER_PAGE} reads as ${MAX_PER_PAGE}.`,
+    }),
+  ),
+  q: Type.Optional(Type.String({ maxLength: 255 })),
+  from: Type.Optional(Type.String()),
+  to: Type.Optional(Type.String()),
+};
+
+/** The query-string schema of a list over `filters`; its static type is the list's query. */
+export type ListQuerySchema<F extends Filters = Filters> = TObject<
+  typeof paging & (string extends keyof F ? unknown : { [K in keyof F]: TOptional<F[K]['schema']> })
+>;
+
+/** What a list request asks for: paging, search, time range, and filter values by name. */
+export interface ListQuery {
+  page?: number;
+  per_page?: number;
+  q?: string;
+  from?: string;
+  to?: string;
+  [filter: string]: unknown;
+}
+
+const DATE = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
+const DateParam = Type.String({ pattern: DATE, 'x-message': 'The :attribute field must be a valid date.' });
+
+/** The query-string schema of a list: paging, search, time range and the source's filters. */
+export function listQuerySchema<F extends Filters>(source: {
+  filters: F;
+  search: PgColumn[];
+  timestamp: PgColumn | null;
+}): ListQuerySchema<F> {
+  const properties: Record<string, TSchema> = { page: paging.page, per_page: paging.per_page };
+  if (source.search.length > 0) {
+    const names = source.search.map((column) => column.name).join(', ');
+    properties.q = Type.Optional(Type.String({ maxLength: 255, description: `Case-insensitive partial match on ${names}.` }));
+  }
+  if (source.timestamp !== null) {
+    const on = `on ${source.timestamp.name}; a bare date is that whole UTC day.`;
+    properties.from = Type.Optional({ ...DateParam, description: `Inclusive lower bound ${on}` });
+    properties.to = Type.Optional({ ...DateParam, description: `Inclusive upper bound ${on}` });
+  }
+  for (const [name, item] of Object.entries(source.filters)) properties[name] = Type.Optional(item.schema);
+  // The properties are built from `filters` one by one; the static type says what they add up to.
+  return Type.Object(properties) as unknown as ListQuerySchema<F>;
+}
+
+/** Query flags as they come in a URL: 1/0/true/false. */
+export const FlagFilter = Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')], {
+  'x-message': 'The :attribute field must be true or false.',
+});
+
+export function flagValue(value: string): boolean {
+  return value === '1' || value === 'true';
+}
+
+/** An id filter: a positive integer within the bounds path ids have, exact match. */
+export const IdFilter = Type.Integer({ minimum: 1, maximum: MAX_ID });
+
+function isBareDate(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value);
+}
+
+function parseDate(field: string, value: string): Date {
+  const date = new Date(isBareDate(value) ? `${value}T00:00:00.000Z` : value.replace(' ', 'T'));
+  if (Number.isNaN(date.getTime())) throw ValidationError.field(field, `The ${field} field must be a valid date.`);
+  return date;
+}
+
+/** `%` and `_` taken literally in a LIKE pattern (backslash is PostgreSQL's default escape). */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/** The WHERE clause of a list query, and `scope` (a condition the query string cannot lift). */
+export function listConditions(source: ListSource, query: ListQuery, scope?: SQL): SQL | undefined {
+  const parts: (SQL | undefined)[] = [scope];
+  for (const [name, item] of Object.entries(source.filters)) {
+    const value = query[name];
+    if (value !== undefined) parts.push(item.where(value));
+  }
+  if (query.q !== undefined && query.q !== '' && source.search.length > 0) {
+    const pattern = `%${escapeLike(query.q)}%`;
+    parts.push(or(...source.search.map((column) => ilike(column, pattern))));
+  }
+  if (source.timestamp !== null) {
+    const at = source.timestamp;
+    if (query.from !== undefined) parts.push(gte(at, parseDate('from', query.from)));
+    if (query.to !== undefined) {
+      const to = parseDate('to', query.to);
+      // A bare date covers the whole day: everything before the next midnight.
+      parts.push(isBareDate(query.to) ? lt(at, new Date(to.getTime() + 86_400_000)) : lte(at, to));
+    }
+  }
+  return and(...parts);
+}
+
+function orderBy(source: ListSource, reversed: boolean): SQL[] {
+  const id = source.table.id;
+  if (source.sort !== undefined) return reversed ? [desc(source.sort), desc(id)] : [asc(source.sort), asc(id)];
+  return [reversed ? asc(id) : desc(id)];
+}
+
+export interface Page<Row> {
+  data: Row[];
+  links: { first: string; last: string; prev: string | null; next: string | null };
+  meta: {
+    current_page: number;
+    from: number | null;
+    last_page: number;
+    path: string;
+    per_page: number;
+    to: number | null;
+    total: number;
+  };
+}
+
+/**
+ * One page of a list. The page's ids are chosen first (an index scan over the primary key or the
+ * sort index, no per-row work for skipped rows), then only those rows are read in full. A page
+ * in the back half of the list is read from the other end of the index, so the last page costs
+ * what the first does.
+ */
+export async function paginate<S extends SelectedFields>(
+  db: Db,
+  source: ListSource<S>,
+  query: ListQuery,
+  url: { base: string; path: string },
+  scope?: SQL,
+): Promise<Page<RowOf<S>>> {
+  const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
+  const page = query.page ?? 1;
+  const where = listConditions(source, query, scope);
+  const { table } = source;
+
+  const [counted] = await db.select({ total: count() }).from(table).where(where);
+  const total = counted?.total ?? 0;
+  const offset = (page - 1) * perPage;
+  let data: RowOf<S>[] = [];
+  if (offset < total) {
+    const take = Math.min(perPage, total - offset);
+    // Fewer rows to skip from the far end: walk the index backwards.
+    const reversed = total - offset - take < offset;
+    const skip = reversed ? total - offset - take : offset;
+    const ids = db
+      .select({ id: table.id })
+      .from(table)
+      .where(where)
+      .orderBy(...orderBy(source, reversed))
+      .limit(take)
+      .offset(skip);
+    const found: unknown = await db
+      .select(source.select)
+      .from(table)
+      .where(inArray(table.id, ids))
+      .orderBy(...orderBy(source, false));
+    // Drizzle cannot follow a generic selection through its builder; the rows are of `select`.
+    data = found as RowOf<S>[];
+  }
+
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const path = `${url.base}${url.path}`;
+  const link = (n: number): string => `${path}?page=${n}${query.per_page === undefined ? '' : `&per_page=${perPage}`}`;
+  return {
+    data,
+    links: {
+      first: link(1),
+      last: link(lastPage),
+      prev: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
+      next: page < lastPage ? link(page + 1) : null,
+    },
+    meta: {
+      current_page: page,
+      from: data.length === 0 ? null : offset + 1,
+      last_page: lastPage,
+      path,
+      per_page: perPage,
+      to: data.length === 0 ? null : offset + data.length,
+      total,
+    },
+  };
+}
+
+/** The response schema of a list of `record`. */
+export function pageSchema<R extends TSchema>(record: R) {
+  const Link = Type.Union([Type.String(), Type.Null()]);
+  return Type.Object({
+    data: Type.Array(record),
+    links: Type.Object({ first: Type.String(), last: Type.String(), prev: Link, next: Link }),
+    meta: Type.Object({
+      current_page: Type.Integer(),
+      from: Type.Union([Type.Integer(), Type.Null()]),
+      last_page: Type.Integer(),
+      path: Type.String(),
+      per_page: Type.Integer(),
+      to: Type.Union([Type.Integer(), Type.Null()]),
+      total: Type.Integer(),
+    }),
+  });
+}
