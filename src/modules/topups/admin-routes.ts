@@ -6,8 +6,8 @@ import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter } from '../../platform/pagination/list.ts';
 import { adminTransaction } from '../../platform/admin/operation-log.ts';
-import { presentTopup, statusFilter, TopupRecord, topupFields } from './present.ts';
-import type { TopupRow } from './repository.ts';
+import { presentTopup, statusFilter, TopupRecord } from './present.ts';
+import { topupFields, type TopupRow } from './repository.ts';
 import { topups } from './tables.ts';
 import type { TopupService } from './service.ts';
 

@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import { formatUnits, toCents } from '../../platform/money.ts';
+import { formatUnits } from '../../platform/money.ts';
 import type { TopupRow } from './repository.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -15,8 +15,8 @@ const STATUS_TEXT = ['Waiting for payment', 'Paid', 'Cancelled', 'Expired'];
  * text. Every value is escaped; the page loads nothing from anywhere and runs no script.
  */
 export async function renderPayPage(topup: TopupRow, appName: string): Promise<string> {
-  const status = Number(topup.status);
-  const amount = `${escapeHtml(topup.currency)} ${formatUnits(toCents(topup.amount))}`;
+  const status = topup.status;
+  const amount = `${escapeHtml(topup.currency)} ${formatUnits(topup.amount)}`;
   let body = `<p class="status">${escapeHtml(STATUS_TEXT[status] ?? 'Unknown')}</p>`;
   if (status === 0 && topup.qr_code !== null) {
     const svg = await QRCode.toString(topup.qr_code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

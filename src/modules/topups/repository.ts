@@ -1,54 +1,60 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
-import { one, type Db } from '../../platform/db/client.ts';
+import { correlated } from '../../platform/db/columns.ts';
+import type { Db } from '../../platform/db/client.ts';
+import type { RowOf } from '../../platform/pagination/list.ts';
+import { ledgerEntries } from '../wallet/tables.ts';
+import { topups } from './tables.ts';
 
 export const TOPUP_STATUS = { pending: 0, paid: 1, cancelled: 2, expired: 3 } as const;
+
 /**
  * The status as every reader sees it: a pending row older than 24 hours reads as expired (3).
  * Expiry is derived, not stored, so no sweeper is needed and every reader agrees at every
  * instant; the rule is the database function `topup_status`, which the paid path uses too.
  */
-export function effectiveStatus(alias: string): SQL {
-  const t = sql.raw(alias);
-  return sql`topup_status(${t}.status, ${t}.created_at)`;
-}
+export const topupStatus = sql<number>`topup_status(${topups.status}, ${topups.createdAt})`.mapWith(Number);
 
 /**
- * The select list of a top-up record over alias `t`. The gift is its ledger line (the key
- * `topup_gift_key` names, which pay_topup writes): one source of truth, and paying writes no
- * second update of the top-up.
+ * A top-up record as every reader (lists, details, the paid path's answers) selects it, typed.
+ * The gift is its ledger line, under the key pay_topup writes: one source of truth, and paying
+ * writes no second update of the top-up.
  */
-export const TOPUP_COLUMNS = sql`t.id, t.public_id, t.user_id, t.payment_method_id, t.amount,
-  coalesce((select g.amount from ledger_entries g where g.idempotency_key = topup_gift_key(t.id)), 0) as gift_amount, t.currency,
-  ${effectiveStatus('t')} as status, t.gateway, t.gateway_payment_id, t.qr_code, t.paid_at, t.created_at, t.updated_at`;
+export const topupFields = {
+  id: topups.id,
+  public_id: topups.publicId,
+  user_id: topups.userId,
+  payment_method_id: topups.paymentMethodId,
+  amount: topups.amount,
+  gift_amount: correlated<bigint>(sql`coalesce((select ${ledgerEntries.amount} from ${ledgerEntries}
+    where ${ledgerEntries.idempotencyKey} = topup_gift_key(${topups.id})), 0)`).mapWith(ledgerEntries.amount),
+  currency: topups.currency,
+  status: topupStatus,
+  gateway: topups.gateway,
+  gateway_payment_id: topups.gatewayPaymentId,
+  qr_code: topups.qrCode,
+  paid_at: topups.paidAt,
+  created_at: topups.createdAt,
+  updated_at: topups.updatedAt,
+};
 
-export interface TopupRow {
-  id: number | string;
-  public_id: string;
-  user_id: number | string;
-  payment_method_id: number | string;
-  amount: number | string | bigint;
-  gift_amount: number | string | bigint;
-  currency: string;
-  status: number;
-  gateway: string;
-  gateway_payment_id: string | null;
-  qr_code: string | null;
-  paid_at: Date | string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
+export type TopupRow = RowOf<typeof topupFields>;
+
+async function findWhere(db: Db, where: SQL | undefined): Promise<TopupRow | undefined> {
+  const [row] = await db.select(topupFields).from(topups).where(where);
+  return row;
 }
 
-export async function findTopup(db: Db, id: number): Promise<TopupRow | undefined> {
-  return one<TopupRow>(db, sql`select ${TOPUP_COLUMNS} from topups t where t.id = ${id}`);
+export function findTopup(db: Db, id: number): Promise<TopupRow | undefined> {
+  return findWhere(db, eq(topups.id, id));
 }
 
-export async function findTopupByPublicId(db: Db, publicId: string): Promise<TopupRow | undefined> {
-  return one<TopupRow>(db, sql`select ${TOPUP_COLUMNS} from topups t where t.public_id = ${publicId}`);
+export function findTopupByPublicId(db: Db, publicId: string): Promise<TopupRow | undefined> {
+  return findWhere(db, eq(topups.publicId, publicId));
 }
 
-export async function findTopupByPayment(db: Db, gateway: string, paymentId: string): Promise<TopupRow | undefined> {
-  return one<TopupRow>(db, sql`select ${TOPUP_COLUMNS} from topups t where t.gateway = ${gateway} and t.gateway_payment_id = ${paymentId}`);
+export function findTopupByPayment(db: Db, gateway: string, paymentId: string): Promise<TopupRow | undefined> {
+  return findWhere(db, and(eq(topups.gateway, gateway), eq(topups.gatewayPaymentId, paymentId)));
 }
 
 export interface NewTopup {
@@ -60,24 +66,26 @@ export interface NewTopup {
 }
 
 export async function insertPendingTopup(db: Db, topup: NewTopup): Promise<TopupRow> {
-  const row = await one<TopupRow>(
-    db,
-    sql`insert into topups (public_id, user_id, payment_method_id, amount, currency, gateway)
-      values (${randomAlphanumeric(24)}, ${topup.userId}, ${topup.paymentMethodId}, ${topup.amount}, ${topup.currency}, ${topup.gateway})
-      returning id`,
-  );
-  return (await findTopup(db, Number(row!.id)))!;
+  const [row] = await db
+    .insert(topups)
+    .values({ publicId: randomAlphanumeric(24), ...topup })
+    .returning({ id: topups.id });
+  return (await findTopup(db, row!.id))!;
 }
 
 export async function attachCharge(db: Db, id: number, paymentId: string, qrCode: string): Promise<void> {
-  await db.execute(sql`update topups set gateway_payment_id = ${paymentId}, qr_code = ${qrCode}, updated_at = now() where id = ${id}`);
+  await db
+    .update(topups)
+    .set({ gatewayPaymentId: paymentId, qrCode, updatedAt: sql`now()` })
+    .where(eq(topups.id, id));
 }
 
 /** pending → cancelled; false when the top-up was no longer pending (or had expired). */
 export async function cancelPendingTopup(db: Db, id: number): Promise<boolean> {
-  const row = await one(
-    db,
-    sql`update topups t set status = 2, updated_at = now() where t.id = ${id} and ${effectiveStatus('t')} = 0 returning t.id`,
-  );
-  return row !== undefined;
+  const cancelled = await db
+    .update(topups)
+    .set({ status: TOPUP_STATUS.cancelled, updatedAt: sql`now()` })
+    .where(and(eq(topups.id, id), eq(topupStatus, TOPUP_STATUS.pending)))
+    .returning({ id: topups.id });
+  return cancelled.length > 0;
 }

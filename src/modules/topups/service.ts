@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../platform/context.ts';
 import { isRetryable, type Db } from '../../platform/db/client.ts';
 import { ConflictError, GatewayUnavailableError, NotFoundError, ValidationError } from '../../platform/errors.ts';
-import { formatUnits, parseMoney, toCents } from '../../platform/money.ts';
+import { formatUnits, parseMoney } from '../../platform/money.ts';
 import type { PaymentGateways } from '../payments/gateways/gateway.ts';
 import { isValidPixBrCode } from '../payments/brcode.ts';
 import { findPaymentMethod } from '../payments/methods.ts';
@@ -57,23 +57,23 @@ export class TopupService {
     const db = this.#ctx.db;
     const method = await findPaymentMethod(db, paymentMethodId);
     const gateway = method === undefined ? undefined : this.#gateways.get(method.gateway);
-    if (method === undefined || Number(method.status) !== 1 || gateway === undefined) {
+    if (method === undefined || method.status !== 1 || gateway === undefined) {
       throw ValidationError.field('payment_method_id', 'The selected payment method id is invalid.');
     }
-    const min = toCents(method.min_amount);
-    const max = toCents(method.max_amount);
+    const min = method.min_amount;
+    const max = method.max_amount;
     const amount = parseMoney('amount', rawAmount, { min: 1n });
     if (amount < min) throw ValidationError.field('amount', `The amount must be at least ${formatUnits(min)}.`);
     if (amount > max) throw ValidationError.field('amount', `The amount must not be greater than ${formatUnits(max)}.`);
 
     const topup = await insertPendingTopup(db, {
       userId,
-      paymentMethodId: Number(method.id),
+      paymentMethodId: method.id,
       amount,
       currency: this.#ctx.config.defaultCurrency,
       gateway: gateway.code,
     });
-    const id = Number(topup.id);
+    const id = topup.id;
     let charge;
     try {
       charge = await gateway.createCharge({
@@ -112,15 +112,15 @@ export class TopupService {
 
     if (event.status === 'cancelled') {
       const topup = (await findTopupByPayment(this.#ctx.db, gateway.code, event.paymentId)) ?? unknown();
-      const id = Number(topup.id);
-      if (toCents(topup.amount) !== event.amountCents) refuseAmount(id, toCents(topup.amount));
+      const id = topup.id;
+      if (topup.amount !== event.amountCents) refuseAmount(id, topup.amount);
       const cancelled = await cancelPendingTopup(this.#ctx.db, id);
       const now = (await findTopup(this.#ctx.db, id))!;
-      return { topupId: id, status: Number(now.status), duplicate: !cancelled };
+      return { topupId: id, status: now.status, duplicate: !cancelled };
     }
     if (event.status === 'pending') {
       const topup = (await findTopupByPayment(this.#ctx.db, gateway.code, event.paymentId)) ?? unknown();
-      return { topupId: Number(topup.id), status: Number(topup.status), duplicate: true };
+      return { topupId: topup.id, status: topup.status, duplicate: true };
     }
 
     // The amount is part of the exactly-once gate: a mismatch never reaches the ledger.
@@ -157,9 +157,9 @@ export class TopupService {
   }
 
   async #confirm(tx: Db, current: TopupRow, adminId: number): Promise<TopupRow> {
-    const id = Number(current.id);
+    const id = current.id;
     const outcome = await markTopupPaid(preparePayTopup(tx), new SettingsInForce(tx), {
-      target: { id, amount: toCents(current.amount) },
+      target: { id, amount: current.amount },
       via: 'admin',
       actorId: adminId,
       allowExpired: false,
@@ -175,7 +175,7 @@ export class TopupService {
     if (current === undefined) throw new NotFoundError();
     if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, adminId);
     if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return (await findTopup(tx, topupId))!;
-    const from = STATUS_NAMES[Number((await findTopup(tx, topupId))!.status)] ?? 'unknown';
+    const from = STATUS_NAMES[(await findTopup(tx, topupId))!.status] ?? 'unknown';
     throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`, 'invalid_transition');
   }
 }
