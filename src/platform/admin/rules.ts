@@ -51,12 +51,3 @@ export async function mustBeUnique(
 export function takenError(field: string): ValidationError {
   return ValidationError.field(field, `The ${label(field)} has already been taken.`);
 }
-
-/** ISO 8601 UTC for a timestamp as either driver returns it. */
-export function iso(value: Date | string): string {
-  return new Date(value).toISOString();
-}
-
-export function isoOrNull(value: Date | string | null): string | null {
-  return value === null ? null : iso(value);
-}
