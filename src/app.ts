@@ -104,7 +104,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     db,
     keys,
     identity,
-    sessions: new SessionManager(sessionStore, new RememberTokens(db, keys, identity), config),
+    sessions: new SessionManager(sessionStore, new RememberTokens({ db, keys, identity }), config),
     mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
     registrationHooks: [],

@@ -16,6 +16,29 @@ export abstract class DomainError extends Error {
   }
 }
 
+/** A refusal whose status, code and message never vary. */
+function fixedError(status: number, code: string, message: string) {
+  return class extends DomainError {
+    readonly status = status;
+    readonly code = code;
+    constructor() {
+      super(message);
+    }
+  };
+}
+
+/** A refusal that tells the client when to try again (`Retry-After`, in seconds). */
+function retryLaterError(status: number, code: string, message: (retryAfter: number) => string) {
+  return class extends DomainError {
+    readonly status = status;
+    readonly code = code;
+    constructor(retryAfter: number) {
+      super(message(retryAfter));
+      this.headers['retry-after'] = String(retryAfter);
+    }
+  };
+}
+
 /** Laravel's validation failure: the summary message plus every message by field. */
 export class ValidationError extends DomainError {
   readonly status: number = 422;
@@ -48,47 +71,17 @@ export class LockoutError extends ValidationError {
 }
 
 /** 400: a JSON body nested deeper than any request needs, refused before anything walks it. */
-export class BodyTooDeepError extends DomainError {
-  readonly status = 400;
-  readonly code: string = 'body_too_deep';
-  constructor() {
-    super('The JSON body is nested too deeply.');
-  }
-}
+export class BodyTooDeepError extends fixedError(400, 'body_too_deep', 'The JSON body is nested too deeply.') {}
 
 /** 400: a multipart body that cannot be read. */
-export class MalformedUploadError extends DomainError {
-  readonly status = 400;
-  readonly code: string = 'malformed_upload';
-  constructor() {
-    super('Malformed multipart body.');
-  }
-}
+export class MalformedUploadError extends fixedError(400, 'malformed_upload', 'Malformed multipart body.') {}
 
-export class UnauthenticatedError extends DomainError {
-  readonly status = 401;
-  readonly code: string = 'unauthenticated';
-  constructor() {
-    super('Unauthenticated.');
-  }
-}
+export class UnauthenticatedError extends fixedError(401, 'unauthenticated', 'Unauthenticated.') {}
 
 /** 401: a webhook whose signature or timestamp does not check out. */
-export class WebhookSignatureError extends DomainError {
-  readonly status = 401;
-  readonly code: string = 'invalid_signature';
-  constructor() {
-    super('Invalid signature.');
-  }
-}
+export class WebhookSignatureError extends fixedError(401, 'invalid_signature', 'Invalid signature.') {}
 
-export class ForbiddenError extends DomainError {
-  readonly status = 403;
-  readonly code: string = 'forbidden';
-  constructor() {
-    super('This action is unauthorized.');
-  }
-}
+export class ForbiddenError extends fixedError(403, 'forbidden', 'This action is unauthorized.') {}
 
 export class NotFoundError extends DomainError {
   readonly status = 404;
@@ -109,47 +102,31 @@ export class ConflictError extends DomainError {
   }
 }
 
-export class CsrfMismatchError extends DomainError {
-  readonly status = 419;
-  readonly code: string = 'csrf_mismatch';
-  constructor() {
-    super('CSRF token mismatch.');
-  }
-}
+export class CsrfMismatchError extends fixedError(419, 'csrf_mismatch', 'CSRF token mismatch.') {}
 
-export class PasswordConfirmationRequiredError extends DomainError {
-  readonly status = 423;
-  readonly code: string = 'password_confirmation_required';
-  constructor() {
-    super('Password confirmation required.');
-  }
-}
+export class PasswordConfirmationRequiredError extends fixedError(
+  423,
+  'password_confirmation_required',
+  'Password confirmation required.',
+) {}
 
-export class TooManyAttemptsError extends DomainError {
-  readonly status = 429;
-  readonly code: string = 'too_many_attempts';
-  constructor(retryAfter: number) {
-    super(`Too many attempts. Please try again in ${retryAfter} seconds.`);
-    this.headers['retry-after'] = String(retryAfter);
-  }
-}
+export class TooManyAttemptsError extends retryLaterError(
+  429,
+  'too_many_attempts',
+  (seconds) => `Too many attempts. Please try again in ${seconds} seconds.`,
+) {}
 
 /** 502: the payment gateway failed or answered something unusable; nothing was charged on our side. */
-export class GatewayUnavailableError extends DomainError {
-  readonly status = 502;
-  readonly code: string = 'gateway_unavailable';
-  constructor() {
-    super('The payment gateway is unavailable. Please try again later.');
-  }
-}
+export class GatewayUnavailableError extends fixedError(
+  502,
+  'gateway_unavailable',
+  'The payment gateway is unavailable. Please try again later.',
+) {}
 
 /** 503: the database does not answer or its schema is not migrated; nothing was done. */
-export class ServiceUnavailableError extends DomainError {
-  readonly status = 503;
-  readonly code: string = 'service_unavailable';
+export class ServiceUnavailableError extends retryLaterError(503, 'service_unavailable', () => 'Service Unavailable.') {
   constructor(retryAfter = 5) {
-    super('Service Unavailable.');
-    this.headers['retry-after'] = String(retryAfter);
+    super(retryAfter);
   }
 }
 

@@ -16,10 +16,8 @@ export class RememberTokens {
   readonly #keys: Keyring;
   readonly #identity: Identity;
 
-  constructor(db: Db, keys: Keyring, identity: Identity) {
-    this.#db = db;
-    this.#keys = keys;
-    this.#identity = identity;
+  constructor(deps: { db: Db; keys: Keyring; identity: Identity }) {
+    ({ db: this.#db, keys: this.#keys, identity: this.#identity } = deps);
   }
 
   async issue(userId: number): Promise<string> {
