@@ -63,6 +63,21 @@ describe('a field sent empty on a partial update is present and empty', () => {
     assert.equal(await countLogs(ctx()), logs, 'a refused change writes no operation log');
   });
 
+  test('an update of a record that does not exist is 404 whatever the body, as the record in the path is looked up first', async () => {
+    const { client } = await ctx().withRole('super-admin');
+    for (const [method, body] of [
+      ['PUT', { title: '' }],
+      ['PATCH', { rank: 'many' }],
+      ['PUT', { title: 'fine' }],
+    ] as const) {
+      const res = await client.request(method, '/api/admin/test-notes/987654321', body);
+      assert.equal(res.status, 404, `${method} ${JSON.stringify(body)}: ${res.text}`);
+      assert.deepEqual(res.json, { message: 'Not found.' });
+    }
+    const res = await client.put(`/api/admin/test-notes/${await note()}`, { rank: 'many' });
+    assert.equal(res.status, 422, 'the same body on a record that exists is validated');
+  });
+
   test('a required field sent empty is "required", once, whatever else its rules say', async () => {
     const { client } = await ctx().withRole('super-admin');
     const id = await note();

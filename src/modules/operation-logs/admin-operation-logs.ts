@@ -31,12 +31,15 @@ export const operationLogsResource = defineResource({
   actions: ['list', 'show', 'delete'],
   filters: {
     user_id: equals(operationLogs.userId, IdFilter),
-    method: filter(Type.String({ pattern: '^[A-Za-z]{3,7}$', 'x-message': 'The selected :attribute is invalid.' }), (value) =>
-      eq(operationLogs.method, value.toUpperCase()),
+    method: filter(
+      Type.String({ pattern: '^[A-Za-z]{3,7}$', 'x-message': 'The selected :attribute is invalid.' }),
+      (param) => eq(operationLogs.method, param),
+      (value) => value.toUpperCase(),
     ),
     path: filter(
       Type.String({ maxLength: 2048, description: 'Path prefix: `/api/admin/users` also finds `/api/admin/users/5`.' }),
-      (value) => like(operationLogs.path, `${escapeLike(value.startsWith('/') ? value : `/${value}`)}%`),
+      (param) => like(operationLogs.path, param),
+      (value) => `${escapeLike(value.startsWith('/') ? value : `/${value}`)}%`,
     ),
   },
 });

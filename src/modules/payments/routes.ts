@@ -16,7 +16,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext, gateways: Payme
     summary: 'Enabled payment methods, by sort',
     source: { table: paymentMethods, select: getTableColumns(paymentMethods), sort: paymentMethods.sort, timestamp: null },
     // Customers see enabled methods only; the condition is pinned, not offered in the query string.
-    scope: () => eq(paymentMethods.status, 1),
+    scope: { where: eq(paymentMethods.status, 1) },
     record: PaymentMethodRecord,
   });
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { idExists } from '../../platform/db/exists.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
@@ -52,7 +53,7 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
   app.put(
     '/api/admin/topups/:topup',
     {
-      config: { permission: 'topups.manage' },
+      config: { permission: 'topups.manage', pathRecord: { param: 'topup', exists: idExists(topups) } },
       schema: {
         tags,
         summary: 'Change the status: pending → paid (credits once, as a gateway payment would) or pending → cancelled',

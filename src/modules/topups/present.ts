@@ -22,8 +22,8 @@ export const TopupRecord = Type.Object({
 });
 
 /** The `status` query filter, on the status as readers see it (an old pending top-up is 3). */
-export const statusFilter = filter(Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' }), (value) =>
-  eq(topupStatus, value),
+export const statusFilter = filter(Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' }), (param) =>
+  eq(topupStatus, param),
 );
 
 export function presentTopup(row: TopupRow, appUrl: string) {

@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
@@ -52,7 +51,7 @@ export function registerTopupRoutes(app: App, ctx: AppContext, service: TopupSer
     tags,
     summary: 'The signed-in user’s top-ups, newest first',
     source: { table: topups, select: topupFields, filters: { status: statusFilter } },
-    scope: (user) => eq(topups.userId, user.id),
+    scope: { owner: topups.userId },
     record: TopupRecord,
     present,
   });

@@ -96,14 +96,18 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
     present: presentUser,
     createBody: UserBody,
     filters: {
-      email: filter(Type.String({ maxLength: 255 }), (value) => eq(users.email, value.toLowerCase())),
+      email: filter(
+        Type.String({ maxLength: 255 }),
+        (param) => eq(users.email, param),
+        (value) => value.toLowerCase(),
+      ),
       status: equals(users.status, Type.Integer({ minimum: 0, maximum: 1 })),
-      is_partner: filter(FlagFilter, (value) => eq(users.isPartner, flagValue(value))),
+      is_partner: filter(FlagFilter, (param) => eq(users.isPartner, param), flagValue),
       ref: equals(users.ref, IdFilter),
       role: filter(
         Type.String({ maxLength: 255, description: 'Users holding this role.' }),
-        (value) => sql`exists (select 1 from ${roleUser} join ${roles} on ${roles.id} = ${roleUser.roleId}
-          where ${roleUser.userId} = ${users.id} and ${roles.name} = ${value})`,
+        (param) => sql`exists (select 1 from ${roleUser} join ${roles} on ${roles.id} = ${roleUser.roleId}
+          where ${roleUser.userId} = ${users.id} and ${roles.name} = ${param})`,
       ),
     },
     search: [users.name, users.email],

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import { mustExist } from '../../platform/admin/rules.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { idExists } from '../../platform/db/exists.ts';
 import { ConflictError, ValidationError } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
@@ -87,7 +88,7 @@ export function registerAdminWalletRoutes(app: App, ctx: AppContext, wallet: Wal
   app.post(
     '/api/admin/balances/:balance/adjust',
     {
-      config: { permission: 'balances.manage' },
+      config: { permission: 'balances.manage', pathRecord: { param: 'balance', exists: idExists(balances) } },
       schema: {
         tags: ['Admin: balances'],
         summary: 'Move money by hand: one `adjustment` ledger line (an Idempotency-Key header makes a retry safe)',

@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
@@ -52,7 +51,7 @@ export function registerWalletRoutes(app: App, ctx: AppContext, wallet: WalletSe
       select: transactionFields,
       filters: { type: equals(ledgerEntries.type, TypeFilter), currency: equals(ledgerEntries.currency, CurrencyFilter) },
     },
-    scope: (user) => eq(ledgerEntries.userId, user.id),
+    scope: { owner: ledgerEntries.userId },
     record: TransactionRecord,
   });
 

@@ -40,6 +40,7 @@ import { Type, type Static, type TInteger, type TObject, type TSchema } from 'ty
 import type { AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { errorCode, isUniqueViolation, type Db } from '../db/client.ts';
+import { idExists } from '../db/exists.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { App } from '../http/app.ts';
 import { currentUser } from '../http/guard.ts';
@@ -51,6 +52,7 @@ import {
   MAX_ID,
   pageSchema,
   paginate,
+  statementsOf,
   type Filters,
   type ListSource,
   type ListTable,
@@ -294,7 +296,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
         config: { permission: permissionOf(resource, false) },
       },
       async (request) => {
-        const row = await loadRecord(ctx.db, source, idOf(request.params));
+        const row = await statementsOf(ctx.db, source).detail(idOf(request.params));
         if (row === undefined) throw new NotFoundError();
         return present(row);
       },
@@ -332,7 +334,8 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
           body: updateBody,
           response: { 200: Wrapped, ...errorResponses },
         },
-        config: { permission: permissionOf(resource, true) },
+        // The record is looked up before the body is validated: a missing one is a 404 whatever the body.
+        config: { permission: permissionOf(resource, true), pathRecord: { param: resource.param, exists: idExists(table) } },
         handler: async (request) => {
           const result = await write(request, request.body, 'update', idOf(request.params));
           await resource.afterCommit?.({ action: 'update', ...result, actor: currentUser(request), request });

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSuperAdmin, type AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { safeEqual } from '../crypto.ts';
-import { CsrfMismatchError, ForbiddenError, PasswordConfirmationRequiredError, UnauthenticatedError } from '../errors.ts';
+import { CsrfMismatchError, ForbiddenError, NotFoundError, PasswordConfirmationRequiredError, UnauthenticatedError } from '../errors.ts';
+import type { Db } from '../db/client.ts';
 import type { Session } from '../session/store.ts';
 
 declare module 'fastify' {
@@ -15,6 +16,11 @@ declare module 'fastify' {
     permission?: string;
     /** The session must have confirmed the password within PASSWORD_TIMEOUT_S (423 otherwise). */
     confirmPassword?: boolean;
+    /**
+     * The record the path names (parameter `param`, an id), looked up after the access checks and
+     * before the body is validated: a missing one is a 404 whatever the body (contract section 3).
+     */
+    pathRecord?: { param: string; exists(db: Db, id: number): Promise<boolean> };
   }
   interface FastifyRequest {
     session: Session | null;
@@ -49,8 +55,8 @@ export function passwordRecentlyConfirmed(ctx: AppContext, session: Session | nu
 
 /**
  * Session, CSRF and access checks, in the contract's order: CSRF (419) → signed in (401) →
- * permission (403) → password confirmation (423). It runs after the body is parsed (so 400/413
- * win) and before schema validation (so 422 loses).
+ * permission (403) → password confirmation (423) → the record in the path (404). It runs after
+ * the body is parsed (so 400/413 win) and before schema validation (so 422 loses).
  */
 export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('session', null);
@@ -80,6 +86,12 @@ export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
     }
     if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
       throw new PasswordConfirmationRequiredError();
+    }
+    const record = config.pathRecord;
+    if (record !== undefined) {
+      const raw = (request.params as Record<string, unknown>)[record.param];
+      const id = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!Number.isSafeInteger(id) || !(await record.exists(ctx.db, id))) throw new NotFoundError();
     }
   });
 }

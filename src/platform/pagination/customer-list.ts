@@ -1,7 +1,6 @@
 import type { SQL } from 'drizzle-orm';
-import type { SelectedFields } from 'drizzle-orm/pg-core';
+import type { PgColumn, SelectedFields } from 'drizzle-orm/pg-core';
 import type { Static, TObject } from 'typebox';
-import type { AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { currentUser } from '../http/guard.ts';
@@ -15,10 +14,10 @@ export interface CustomerList<S extends SelectedFields, R extends TObject> {
   summary: string;
   source: ListSourceSpec<S>;
   /**
-   * The condition every page is pinned to, which no query string can set or lift: the signed-in
-   * user's own rows, or what customers may see at all.
+   * What every page is pinned to, which no query string can set or lift: the signed-in user's own
+   * rows (`owner`: the column holding their id), or what customers may see at all (`where`).
    */
-  scope(user: AuthUser): SQL;
+  scope: { owner: PgColumn } | { where: SQL };
   record: R;
   /** Default: the record's fields from same-named columns (http/record.ts). */
   present?: (row: RowOf<S>) => Static<R>;
@@ -35,7 +34,8 @@ export function registerCustomerList<S extends SelectedFields, R extends TObject
 ): void {
   // Typed against the declaration; from here on rows are only passed to the presenter.
   const list = declared as unknown as CustomerList<SelectedFields, TObject>;
-  const source = listSource(list.source);
+  const source = listSource({ ...list.source, ...list.scope });
+  const owned = 'owner' in list.scope;
   const present = list.present ?? columnPresenter(list.record, source.select);
   app.get(
     list.path,
@@ -50,7 +50,7 @@ export function registerCustomerList<S extends SelectedFields, R extends TObject
     },
     async (request) => {
       const url = { base: ctx.config.appUrl, path: list.path };
-      const page = await paginate(ctx.db, source, request.query, url, list.scope(currentUser(request)));
+      const page = await paginate(ctx.db, source, request.query, url, owned ? currentUser(request).id : undefined);
       return { ...page, data: page.data.map((row) => present(row)) };
     },
   );

@@ -1,9 +1,12 @@
-import { and, asc, count, desc, eq, getTableColumns, gte, ilike, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
+import { eq, getTableColumns, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgColumn, PgTable, SelectedFields } from 'drizzle-orm/pg-core';
 import type { SelectResultFields } from 'drizzle-orm/query-builders/select.types';
 import { Type, type Static, type TObject, type TOptional, type TSchema } from 'typebox';
 import type { Db } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
+import { ListStatements } from './reader.ts';
+
+export { escapeLike } from './reader.ts';
 
 /**
  * Laravel's LengthAwarePaginator, for admin lists and customer lists alike (contract section 4):
@@ -17,20 +20,31 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER;
 /** A table (or an alias of one) whose primary key is its numeric `id` column. */
 export type ListTable = PgTable & { id: AnyPgColumn<{ data: number; notNull: true }> };
 
-/** One query-string filter: its schema and the condition a value of it makes. */
+/**
+ * One query-string filter: its schema, and its condition built once around a placeholder
+ * (pagination/reader.ts) that gets the value, as sent or as `value` turns it.
+ */
 export interface Filter<S extends TSchema = TSchema> {
   schema: S;
-  where(value: Static<S>): SQL;
+  condition(param: Placeholder): SQL;
+  value?(value: Static<S>): unknown;
 }
 
 /** A filter that matches a column exactly. */
 export function equals<S extends TSchema>(column: PgColumn, schema: S): Filter<S> {
-  return { schema, where: (value) => eq(column, value) };
+  return { schema, condition: (param) => eq(column, param) };
 }
 
-/** A filter with its own condition (a case-folded match, an `exists` over a join table). */
-export function filter<S extends TSchema>(schema: S, where: (value: Static<S>) => SQL): Filter<S> {
-  return { schema, where };
+/**
+ * A filter with its own condition (a case-folded match, an `exists` over a join table): the
+ * condition around the placeholder, and what the value sent becomes in it.
+ */
+export function filter<S extends TSchema>(
+  schema: S,
+  condition: (param: Placeholder) => SQL,
+  value?: (value: Static<S>) => unknown,
+): Filter<S> {
+  return value === undefined ? { schema, condition } : { schema, condition, value };
 }
 
 export type Filters = Record<string, Filter>;
@@ -47,6 +61,10 @@ export interface ListSource<S extends SelectedFields = SelectedFields> {
   sort: PgColumn | undefined;
   /** Column `from`/`to` apply to, or null when the records carry no time. */
   timestamp: PgColumn | null;
+  /** A condition every page is pinned to, whatever the query says (e.g. only what customers may see). */
+  where?: SQL;
+  /** The column of a customer list's owner: every page is pinned to the signed-in user's rows. */
+  owner?: PgColumn;
 }
 
 /** The row type of a selection. */
@@ -66,6 +84,8 @@ export function listSource<S extends SelectedFields>(source: ListSourceSpec<S>):
     search: source.search ?? [],
     sort: source.sort,
     timestamp: source.timestamp === undefined ? createdAt : source.timestamp,
+    ...(source.where === undefined ? {} : { where: source.where }),
+    ...(source.owner === undefined ? {} : { owner: source.owner }),
   };
 }
 
@@ -144,40 +164,6 @@ function parseDate(field: string, value: string): Date {
   return date;
 }
 
-/** `%` and `_` taken literally in a LIKE pattern (backslash is PostgreSQL's default escape). */
-export function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-}
-
-/** The WHERE clause of a list query, and `scope` (a condition the query string cannot lift). */
-export function listConditions(source: ListSource, query: ListQuery, scope?: SQL): SQL | undefined {
-  const parts: (SQL | undefined)[] = [scope];
-  for (const [name, item] of Object.entries(source.filters)) {
-    const value = query[name];
-    if (value !== undefined) parts.push(item.where(value));
-  }
-  if (query.q !== undefined && query.q !== '' && source.search.length > 0) {
-    const pattern = `%${escapeLike(query.q)}%`;
-    parts.push(or(...source.search.map((column) => ilike(column, pattern))));
-  }
-  if (source.timestamp !== null) {
-    const at = source.timestamp;
-    if (query.from !== undefined) parts.push(gte(at, parseDate('from', query.from)));
-    if (query.to !== undefined) {
-      const to = parseDate('to', query.to);
-      // A bare date covers the whole day: everything before the next midnight.
-      parts.push(isBareDate(query.to) ? lt(at, new Date(to.getTime() + 86_400_000)) : lte(at, to));
-    }
-  }
-  return and(...parts);
-}
-
-function orderBy(source: ListSource, reversed: boolean): SQL[] {
-  const id = source.table.id;
-  if (source.sort !== undefined) return reversed ? [desc(source.sort), desc(id)] : [asc(source.sort), asc(id)];
-  return [reversed ? asc(id) : desc(id)];
-}
-
 export interface Page<Row> {
   data: Row[];
   links: { first: string; last: string; prev: string | null; next: string | null };
@@ -192,47 +178,58 @@ export interface Page<Row> {
   };
 }
 
+const statements = new WeakMap<Db, WeakMap<ListSource, ListStatements<SelectedFields>>>();
+
+/** The prepared statements of `source` on `db` (built on first use; the source is declared once). */
+export function statementsOf<S extends SelectedFields>(db: Db, source: ListSource<S>): ListStatements<S> {
+  let byDb = statements.get(db);
+  if (byDb === undefined) {
+    byDb = new WeakMap();
+    statements.set(db, byDb);
+  }
+  let found = byDb.get(source);
+  if (found === undefined) {
+    found = new ListStatements(db, source);
+    byDb.set(source, found);
+  }
+  // Stored under the source it was built for, so its rows are of that source's selection.
+  return found as unknown as ListStatements<S>;
+}
+
 /**
  * One page of a list. The page's ids are chosen first (an index scan over the primary key or the
  * sort index, no per-row work for skipped rows), then only those rows are read in full. A page
  * in the back half of the list is read from the other end of the index, so the last page costs
- * what the first does.
+ * what the first does. `ownerId` is the signed-in user of a list pinned to its owner.
  */
 export async function paginate<S extends SelectedFields>(
   db: Db,
   source: ListSource<S>,
   query: ListQuery,
   url: { base: string; path: string },
-  scope?: SQL,
+  ownerId?: number,
 ): Promise<Page<RowOf<S>>> {
   const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
   const page = query.page ?? 1;
-  const where = listConditions(source, query, scope);
-  const { table } = source;
+  const reader = statementsOf(db, source);
+  const bounds: { from?: Date; to?: { at: Date; day: boolean } } = {};
+  if (query.from !== undefined) bounds.from = parseDate('from', query.from);
+  if (query.to !== undefined) {
+    const to = parseDate('to', query.to);
+    const day = isBareDate(query.to);
+    // A bare date covers the whole day: everything before the next midnight.
+    bounds.to = { at: day ? new Date(to.getTime() + 86_400_000) : to, day };
+  }
+  const { shape, values } = reader.bind(query, bounds, ownerId);
 
-  const [counted] = await db.select({ total: count() }).from(table).where(where);
-  const total = counted?.total ?? 0;
+  const total = await reader.total(shape, values);
   const offset = (page - 1) * perPage;
   let data: RowOf<S>[] = [];
   if (offset < total) {
     const take = Math.min(perPage, total - offset);
     // Fewer rows to skip from the far end: walk the index backwards.
     const reversed = total - offset - take < offset;
-    const skip = reversed ? total - offset - take : offset;
-    const ids = db
-      .select({ id: table.id })
-      .from(table)
-      .where(where)
-      .orderBy(...orderBy(source, reversed))
-      .limit(take)
-      .offset(skip);
-    const found: unknown = await db
-      .select(source.select)
-      .from(table)
-      .where(inArray(table.id, ids))
-      .orderBy(...orderBy(source, false));
-    // Drizzle cannot follow a generic selection through its builder; the rows are of `select`.
-    data = found as RowOf<S>[];
+    data = await reader.rows(shape, values, { limit: take, offset: reversed ? total - offset - take : offset, reversed });
   }
 
   const lastPage = Math.max(1, Math.ceil(total / perPage));
