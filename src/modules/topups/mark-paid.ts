@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { ConflictError } from '../../platform/errors.ts';
 import { toCents } from '../../platform/money.ts';
 import type { ReferralSettings, TopupSettings } from '../settings/definitions.ts';
+import { InForce } from '../settings/in-force.ts';
 import { currentReferralSettings, currentTopupSettings } from '../settings/repository.ts';
 import { TOPUP_STATUS } from './repository.ts';
 import { giftAmount, referralTopupReward } from './rewards.ts';
@@ -36,36 +37,10 @@ interface PaySettings {
   referral: { id: number; settings: ReferralSettings };
 }
 
-/**
- * The settings versions payments are computed with, read through `db` and kept until a payment
- * finds them replaced. The webhook keeps one for the process (no settings read per payment);
- * an admin change makes one on its transaction.
- */
-export class SettingsInForce {
-  readonly #db: Db;
-  #seen: Promise<PaySettings> | undefined;
-
+/** The settings versions payments are computed with, read through `db` (the database, or an admin's transaction). */
+export class SettingsInForce extends InForce<PaySettings> {
   constructor(db: Db) {
-    this.#db = db;
-  }
-
-  get(): Promise<PaySettings> {
-    if (this.#seen === undefined) {
-      const reading = this.#read();
-      this.#seen = reading;
-      // A failed read (the database was away) must not be what every later payment sees.
-      void reading.catch(() => this.replaced(reading));
-    }
-    return this.#seen;
-  }
-
-  /** Forgets what was seen, unless someone already replaced it with a newer read. */
-  replaced(seen: Promise<PaySettings>): void {
-    if (this.#seen === seen) this.#seen = undefined;
-  }
-
-  async #read(): Promise<PaySettings> {
-    return { topup: await currentTopupSettings(this.#db), referral: await currentReferralSettings(this.#db) };
+    super(async () => ({ topup: await currentTopupSettings(db), referral: await currentReferralSettings(db) }));
   }
 }
 

@@ -1,6 +1,6 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../../platform/http/app.ts';
+import { registerRawJsonScope } from '../../platform/http/raw-json.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { TopupService } from './service.ts';
 
@@ -15,9 +15,6 @@ const WebhookBody = Type.Object(
   },
 );
 
-/** The body exactly as received, for the signature; the parsed copy is normalised like any other. */
-const rawBodies = new WeakMap<object, string>();
-
 const WebhookResponse = Type.Object({
   data: Type.Object({
     topup_id: Type.Integer(),
@@ -26,26 +23,10 @@ const WebhookResponse = Type.Object({
   }),
 });
 
-/**
- * POST /api/webhooks/payments/:gateway (contract section 9). Its own plugin scope keeps the body
- * as the raw string: the signature covers the exact bytes, which a parse/serialize round trip
- * would not preserve.
- */
+/** POST /api/webhooks/payments/:gateway (contract section 9), in a scope that keeps the raw body for the signature. */
 export function registerTopupWebhookRoutes(app: App, service: TopupService): void {
-  void app.register(async (scope) => {
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      rawBodies.set(request, body as string);
-      try {
-        const parsed: unknown = JSON.parse(body as string);
-        done(null, parsed !== null && typeof parsed === 'object' ? parsed : {});
-      } catch (error) {
-        (error as SyntaxError & { statusCode?: number }).statusCode = 400;
-        done(error as SyntaxError, undefined);
-      }
-    });
-
-    scope.withTypeProvider<TypeBoxTypeProvider>().post(
+  registerRawJsonScope(app, (scope, rawBodyOf) => {
+    scope.post(
       '/api/webhooks/payments/:gateway',
       {
         config: { stateless: true },
@@ -59,8 +40,7 @@ export function registerTopupWebhookRoutes(app: App, service: TopupService): voi
       },
       async (request) => {
         const { gateway } = request.params;
-        const raw = rawBodies.get(request) ?? '';
-        const result = await service.handleWebhook(gateway, raw, request.headers, request.log);
+        const result = await service.handleWebhook(gateway, rawBodyOf(request), request.headers, request.log);
         return { data: { topup_id: result.topupId, status: result.status, duplicate: result.duplicate } };
       },
     );

@@ -1,0 +1,29 @@
+import type { FastifyRequest } from 'fastify';
+import type { App } from './app.ts';
+
+/** The body of a request exactly as received. */
+export type RawBodyOf = (request: FastifyRequest) => string;
+
+/**
+ * A plugin scope for signed machine callbacks (contract section 9): JSON bodies are kept as the
+ * raw string next to the parsed copy, because the signature covers the exact bytes, which a
+ * parse/serialize round trip would not preserve. The parsed copy is normalised like any other.
+ */
+export function registerRawJsonScope(app: App, register: (scope: App, rawBodyOf: RawBodyOf) => void): void {
+  const rawBodies = new WeakMap<object, string>();
+  const rawBodyOf: RawBodyOf = (request) => rawBodies.get(request) ?? '';
+  void app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      rawBodies.set(request, body as string);
+      try {
+        const parsed: unknown = JSON.parse(body as string);
+        done(null, parsed !== null && typeof parsed === 'object' ? parsed : {});
+      } catch (error) {
+        (error as SyntaxError & { statusCode?: number }).statusCode = 400;
+        done(error as SyntaxError, undefined);
+      }
+    });
+    register(scope, rawBodyOf);
+  });
+}
