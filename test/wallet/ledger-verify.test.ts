@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { formatLedgerReport, verifyLedger } from '../../src/modules/wallet/verify.ts';
-import { openDatabase } from '../../src/platform/db/client.ts';
+import { openDatabase, rows } from '../../src/platform/db/client.ts';
+import { applyLedgerOperation } from '../../src/modules/wallet/ledger.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 import { useApp } from '../helpers/app.ts';
 import { backend } from '../helpers/database.ts';
@@ -96,5 +97,43 @@ describe('ledger:verify', () => {
     const text = formatLedgerReport(await verifyLedger(t.db));
     assert.match(text, /stored 10\.00, ledger sum 9\.00/);
     assert.match(text, /0\.00 \+ 9\.00 ≠ balance_after 10\.00/);
+  });
+
+  test('bets raise the bet turnover kept on the balance, and a turnover changed behind the ledger’s back is reported', async () => {
+    const t = ctx();
+    const player = await t.player();
+    await webhook(t, paid(await createTopup(player.client, 10)));
+    for (const [key, cents] of [
+      ['a', -300n],
+      ['b', -150n],
+    ] as const) {
+      await applyLedgerOperation(t.db, {
+        userId: player.id,
+        currency: 'BRL',
+        type: 'bet',
+        amount: cents,
+        idempotencyKey: `verify-bet:${player.id}:${key}`,
+      });
+    }
+    // A replayed bet counts once.
+    await applyLedgerOperation(t.db, {
+      userId: player.id,
+      currency: 'BRL',
+      type: 'bet',
+      amount: -300n,
+      idempotencyKey: `verify-bet:${player.id}:a`,
+    });
+    const [balance] = await rows<{ id: string | number; bet_turnover: string | number }>(
+      t.db,
+      sql`select id, bet_turnover from balances where user_id = ${player.id}`,
+    );
+    assert.equal(BigInt(balance!.bet_turnover), 450n);
+    // The test before this one leaves another balance corrupted on purpose.
+    const ours = async () => (await verifyLedger(t.db)).problems.filter((problem) => problem.balanceId === Number(balance!.id));
+    assert.deepEqual(await ours(), []);
+
+    await t.db.execute(sql`update balances set bet_turnover = bet_turnover + 1 where user_id = ${player.id}`);
+    assert.deepEqual(await ours(), [{ balanceId: Number(balance!.id), detail: 'bet turnover 4.51, ledger bets 4.50' }]);
+    await t.db.execute(sql`update balances set bet_turnover = bet_turnover - 1 where user_id = ${player.id}`);
   });
 });

@@ -80,6 +80,18 @@ function errorDetail(error: unknown): string | undefined {
 }
 
 /**
+ * The ledger's refusal, as a domain error, in an error raised by a statement that ran
+ * ledger_apply (directly, or inside a money function such as request_withdrawal); undefined for
+ * any other error.
+ */
+export function ledgerRefusal(error: unknown, key = 'the key'): InsufficientFundsError | IdempotencyMismatchError | undefined {
+  const code = errorCode(error);
+  if (code === INSUFFICIENT_FUNDS) return new InsufficientFundsError(toCents(errorDetail(error) ?? '0'));
+  if (code === KEY_MISMATCH) return new IdempotencyMismatchError(`Idempotency key ${key} was used for another movement.`);
+  return undefined;
+}
+
+/**
  * Applies one ledger operation inside the caller's transaction (so the business record, the
  * balance and the ledger row commit together), through `ledger_apply`, the database function
  * that is the one spelling of the rule: the balance is created on first credit, a replayed key
@@ -98,10 +110,7 @@ export async function applyLedgerOperation(tx: Db, op: LedgerOperation): Promise
         ${op.description ?? null}::text, ${op.idempotencyKey}::text)`,
     );
   } catch (error) {
-    const code = errorCode(error);
-    if (code === INSUFFICIENT_FUNDS) throw new InsufficientFundsError(toCents(errorDetail(error) ?? '0'));
-    if (code === KEY_MISMATCH) throw new IdempotencyMismatchError(`Idempotency key ${op.idempotencyKey} was used for another movement.`);
-    throw error;
+    throw ledgerRefusal(error, op.idempotencyKey) ?? error;
   }
   return {
     entryId: Number(row!.entry_id),

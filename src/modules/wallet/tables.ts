@@ -12,6 +12,8 @@ export const balances = pgTable(
       .references(() => users.id, { onDelete: 'restrict' }),
     currency: text('currency').notNull(),
     amount: cents('amount').notNull().default(0n),
+    /** The sum of the balance's `bet` lines, kept by ledger_apply: the withdrawal `total_bet` limit reads it. */
+    betTurnover: cents('bet_turnover').notNull().default(0n),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

@@ -22,7 +22,8 @@ type Cents = string;
 /**
  * Recomputes every balance from the ledger: the stored amount must equal the sum of its lines
  * and the last line's balance_after; each line's balance_after must be the previous one plus its
- * amount; a line must belong to its balance's user and currency.
+ * amount; a line must belong to its balance's user and currency; the bet turnover kept on the
+ * balance must be the sum of its `bet` lines.
  */
 export async function verifyLedger(db: Db): Promise<LedgerReport> {
   const problems: LedgerProblem[] = [];
@@ -76,6 +77,19 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
   );
   for (const row of owners) {
     problems.push({ balanceId: Number(row.balance_id), detail: `line #${Number(row.id)} names another user or currency than its balance` });
+  }
+
+  const turnovers = await rows<{ id: Cents; bet_turnover: Cents; bets: Cents }>(
+    db,
+    sql`select b.id, b.bet_turnover, coalesce(s.bets, 0) as bets from balances b
+      left join (select balance_id, -sum(amount) as bets from ledger_entries where type = 'bet' group by balance_id) s on s.balance_id = b.id
+      where b.bet_turnover <> coalesce(s.bets, 0) order by b.id limit ${LIMIT}`,
+  );
+  for (const row of turnovers) {
+    problems.push({
+      balanceId: Number(row.id),
+      detail: `bet turnover ${formatUnits(toCents(row.bet_turnover))}, ledger bets ${formatUnits(toCents(row.bets))}`,
+    });
   }
 
   return { balances: Number(totals?.balances ?? 0), entries: Number(totals?.entries ?? 0), problems };

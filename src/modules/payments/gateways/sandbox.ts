@@ -5,10 +5,12 @@ import { ValidationError, WebhookSignatureError } from '../../../platform/errors
 import { moneyProblem } from '../../../platform/money.ts';
 import { buildBrCode } from '../brcode.ts';
 import { type Charge, type ChargeRequest, type PaymentEvent, type PaymentGateway, type PaymentStatus } from './gateway.ts';
+import type { PayoutEvent, PayoutGateway, PayoutRequest, PayoutStatus } from './payout.ts';
 
 export const SANDBOX_WINDOW_S = 300;
 const SIGNATURE = /^t=(\d{1,12}),v1=([0-9a-fA-F]{64})$/;
 const STATUSES: Record<string, PaymentStatus> = { paid: 'paid', cancelled: 'cancelled', canceled: 'cancelled', failed: 'cancelled' };
+const PAYOUT_STATUSES: Record<string, PayoutStatus> = { paid: 'paid', failed: 'failed' };
 
 export interface SandboxOptions {
   secret: string;
@@ -23,11 +25,22 @@ export function sandboxSignature(secret: string, rawBody: string, unixSeconds: n
   return `t=${unixSeconds},v1=${mac}`;
 }
 
+function objectBody(rawBody: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(rawBody);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * The built-in gateway: it issues real, payable-looking PIX BR Codes for our key and learns of
- * payments only through its signed webhook (paying is simulated by posting that webhook).
+ * payments only through its signed webhook (paying is simulated by posting that webhook). It
+ * accepts payouts and never completes one by itself: an operator, or a signed payout
+ * notification, says how each ended.
  */
-export class SandboxGateway implements PaymentGateway {
+export class SandboxGateway implements PaymentGateway, PayoutGateway {
   readonly code = 'sandbox';
   readonly #options: SandboxOptions;
 
@@ -49,6 +62,11 @@ export class SandboxGateway implements PaymentGateway {
   }
 
   verifyWebhook(rawBody: string, headers: IncomingHttpHeaders, now: Date): PaymentEvent {
+    this.#verifySignature(rawBody, headers, now);
+    return this.#event(rawBody);
+  }
+
+  #verifySignature(rawBody: string, headers: IncomingHttpHeaders, now: Date): void {
     const header = headers['x-signature'];
     const match = typeof header === 'string' ? SIGNATURE.exec(header.trim()) : null;
     if (match === null) throw new WebhookSignatureError();
@@ -56,17 +74,10 @@ export class SandboxGateway implements PaymentGateway {
     const expected = sandboxSignature(this.#options.secret, rawBody, timestamp);
     const valid = safeEqual(`t=${match[1]},v1=${match[2]!.toLowerCase()}`, expected);
     if (!valid || Math.abs(now.getTime() / 1000 - timestamp) > SANDBOX_WINDOW_S) throw new WebhookSignatureError();
-    return this.#event(rawBody);
   }
 
   #event(rawBody: string): PaymentEvent {
-    let body: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(rawBody);
-      body = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-    } catch {
-      body = {};
-    }
+    const body = objectBody(rawBody);
     const errors: Record<string, string[]> = {};
     const paymentId = body.payment_id;
     if (typeof paymentId !== 'string' || paymentId === '' || paymentId.length > 100)
@@ -77,6 +88,36 @@ export class SandboxGateway implements PaymentGateway {
     if (typeof amount === 'string') errors.amount = [amount];
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     return { paymentId: paymentId as string, status: status!, amountCents: (amount as { cents: bigint }).cents };
+  }
+
+  /** Stateless and idempotent: one reference always gets one payout id. */
+  async requestPayout(request: PayoutRequest): Promise<{ payoutId: string }> {
+    const digest = createHmac('sha256', this.#options.secret).update(`payout:${request.reference}`).digest('hex');
+    return { payoutId: `SBXP${digest.slice(0, 28).toUpperCase()}` };
+  }
+
+  /** `{"reference": "<withdrawal reference>", "status": "paid" | "failed", "amount": <net amount>, "reason"?: "..."}`. */
+  verifyPayoutWebhook(rawBody: string, headers: IncomingHttpHeaders, now: Date): PayoutEvent {
+    this.#verifySignature(rawBody, headers, now);
+    const body = objectBody(rawBody);
+    const errors: Record<string, string[]> = {};
+    const reference = body.reference;
+    if (typeof reference !== 'string' || reference === '' || reference.length > 100)
+      errors.reference = ['The reference field is required.'];
+    const status = typeof body.status === 'string' ? PAYOUT_STATUSES[body.status.toLowerCase()] : undefined;
+    if (status === undefined) errors.status = ['The selected status is invalid.'];
+    const amount = body.amount === undefined ? 'The amount field is required.' : moneyProblem('amount', body.amount, { min: 1n });
+    if (typeof amount === 'string') errors.amount = [amount];
+    const reason = body.reason;
+    if (reason !== undefined && reason !== null && (typeof reason !== 'string' || reason.length > 255))
+      errors.reason = ['The reason field must be a string of at most 255 characters.'];
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    return {
+      reference: reference as string,
+      status: status!,
+      amountCents: (amount as { cents: bigint }).cents,
+      reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null,
+    };
   }
 
   /** The sandbox keeps no remote state: a payment exists only as its signed webhook. */

@@ -1,0 +1,70 @@
+import { Type } from 'typebox';
+import { timestamps } from '../../platform/http/record.ts';
+import { toUnits } from '../../platform/money.ts';
+import { PIX_KEY_TYPES } from './pix-key.ts';
+import type { WithdrawalRow } from './repository.ts';
+
+export const AccountType = Type.Enum(PIX_KEY_TYPES, {
+  'x-message': 'The selected :attribute is invalid.',
+  description: 'The PIX key type of `payee_account`.',
+});
+
+export const StatusFilter = Type.Integer({ minimum: 0, maximum: 4, 'x-message': 'The selected :attribute is invalid.' });
+
+const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+/** Contract section 5. */
+const fields = {
+  id: Type.Integer(),
+  user_id: Type.Integer(),
+  payee_name: Type.String(),
+  account_type: AccountType,
+  payee_account: Type.String({ description: 'The PIX key in its canonical form.' }),
+  amount: Type.Number({ description: 'Held from the balance when requested.' }),
+  fee: Type.Number({ description: '`fee_rate` % of the amount, half-up to the cent; not a statement line.' }),
+  net_amount: Type.Number({ description: 'What the payee receives: amount − fee.' }),
+  currency: Type.String(),
+  status: Type.Integer({
+    description: '0 pending review (funds held), 1 approved (being paid), 2 paid, 3 rejected (funds returned), 4 failed (funds returned).',
+  }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was rejected or failed.' }),
+  reviewed_by: Type.Union([Type.Integer(), Type.Null()]),
+  reviewed_at: Instant,
+  paid_at: Instant,
+  ...timestamps,
+};
+
+export const WithdrawalRecord = Type.Object(fields);
+
+/** What operators also see: how to find the payout at the gateway (docs/withdrawals.md, "Reconciling"). */
+export const AdminWithdrawalRecord = Type.Object({
+  ...fields,
+  reference: Type.String({ description: 'Our reference of the payout at the gateway.' }),
+  payout_gateway: Type.Union([Type.String(), Type.Null()]),
+  payout_id: Type.Union([Type.String(), Type.Null()], { description: 'The gateway’s payout id; null until it answered.' }),
+});
+
+export function presentWithdrawal(row: WithdrawalRow) {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    payee_name: row.payee_name,
+    account_type: row.account_type,
+    payee_account: row.payee_account,
+    amount: toUnits(row.amount),
+    fee: toUnits(row.fee),
+    net_amount: toUnits(row.amount - row.fee),
+    currency: row.currency,
+    status: row.status,
+    reason: row.reason,
+    reviewed_by: row.reviewed_by,
+    reviewed_at: row.reviewed_at?.toISOString() ?? null,
+    paid_at: row.paid_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function presentAdminWithdrawal(row: WithdrawalRow) {
+  return { ...presentWithdrawal(row), reference: row.public_id, payout_gateway: row.payout_gateway, payout_id: row.payout_id };
+}

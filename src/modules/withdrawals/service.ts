@@ -1,0 +1,240 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AppContext } from '../../platform/context.ts';
+import { sha256 } from '../../platform/crypto.ts';
+import { isRetryable, type Db } from '../../platform/db/client.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { FieldCheck, formatUnits, percentOf } from '../../platform/money.ts';
+import type { PayoutGateways } from '../payments/gateways/payout.ts';
+import { InForce } from '../settings/in-force.ts';
+import { currentWithdrawSettings } from '../settings/repository.ts';
+import { InsufficientFundsError, ledgerRefusal } from '../wallet/ledger.ts';
+import { normalizePixKey, type PixKeyType } from './pix-key.ts';
+import { limitRefusals, type RequestOutcomeRow } from './refusals.ts';
+import {
+  attachPayout,
+  findWithdrawal,
+  findWithdrawalByReference,
+  prepareRequestWithdrawal,
+  transitionWithdrawal,
+  type RequestWithdrawalStatement,
+  type WithdrawalAction,
+  type WithdrawalRow,
+  withdrawalFromJson,
+} from './repository.ts';
+import { WITHDRAWAL_STATUS } from './tables.ts';
+
+/** Keys a client may send as Idempotency-Key: printable ASCII without spaces, as the IETF draft has it. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,100}$/;
+/** A settings change between reading and requesting makes `request_withdrawal` answer `stale`. */
+const SETTINGS_ATTEMPTS = 5;
+const RETRIES = 5;
+
+const STATUS_NAMES = ['pending', 'approved', 'paid', 'rejected', 'failed'];
+const ACTION_VERBS: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'completed', fail: 'failed' };
+
+export interface WithdrawalRequest {
+  userId: number;
+  payeeName: string;
+  accountType: PixKeyType;
+  payeeAccount: string;
+  amount: unknown;
+  /** The Idempotency-Key header, if the client sent one. */
+  idempotencyKey: string | undefined;
+}
+
+export interface PayoutWebhookResult {
+  withdrawalId: number;
+  status: number;
+  /** True when the notification changed nothing (a replay, or a state already reached). */
+  duplicate: boolean;
+}
+
+/** A statement run on its own (no transaction) is tried again when the database rolled it back for a deadlock. */
+async function retrying<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= RETRIES || !isRetryable(error)) throw error;
+    }
+  }
+}
+
+/**
+ * Withdrawal rules (docs/withdrawals.md): the request that holds the money, the review
+ * transitions and the payout, which is asked for after the approval committed and completed
+ * or failed only by an explicit answer.
+ */
+export class WithdrawalService {
+  readonly #ctx: AppContext;
+  readonly #payouts: PayoutGateways;
+  readonly #request: RequestWithdrawalStatement;
+  readonly #settings: InForce<Awaited<ReturnType<typeof currentWithdrawSettings>>>;
+
+  constructor(ctx: AppContext, payouts: PayoutGateways) {
+    this.#ctx = ctx;
+    this.#payouts = payouts;
+    this.#request = prepareRequestWithdrawal(ctx.db);
+    this.#settings = new InForce(() => currentWithdrawSettings(ctx.db));
+  }
+
+  /**
+   * Checks every limit and holds the whole amount in one database call, so two requests never
+   * spend the same money; the loser of a race gets the 422 on `amount`. With an Idempotency-Key,
+   * a retry answers the first withdrawal.
+   */
+  async request(input: WithdrawalRequest): Promise<{ withdrawal: WithdrawalRow; replayed: boolean }> {
+    const check = new FieldCheck();
+    const amount = check.money('amount', input.amount, { min: 1n });
+    const key = normalizePixKey(input.accountType, input.payeeAccount);
+    if ('error' in key) check.add('payee_account', key.error);
+    const requestKey = input.idempotencyKey;
+    if (requestKey !== undefined && !IDEMPOTENCY_KEY.test(requestKey)) {
+      check.add('idempotency_key', 'The Idempotency-Key header must be 1 to 100 printable characters without spaces.');
+    }
+    check.throwIfFailed();
+    const payeeAccount = (key as { key: string }).key;
+    const digest =
+      requestKey === undefined ? null : sha256(JSON.stringify([input.payeeName, input.accountType, payeeAccount, String(amount)]));
+
+    for (let attempt = 1; attempt <= SETTINGS_ATTEMPTS; attempt++) {
+      const seen = this.#settings.get();
+      const { id: settingsId, settings } = await seen;
+      const fee = percentOf(amount, settings.feeRate);
+      if (fee >= amount) {
+        // Refused without asking the database, so only on settings known to be in force: the
+        // ones kept from an earlier request may have been replaced since.
+        if (attempt === 1) {
+          this.#settings.replaced(seen);
+          continue;
+        }
+        throw ValidationError.field('amount', `The amount must be greater than its fee of ${formatUnits(fee)}.`);
+      }
+      let row: RequestOutcomeRow;
+      try {
+        [row] = (await retrying(() =>
+          this.#request.execute({
+            userId: input.userId,
+            currency: this.#ctx.config.defaultCurrency,
+            payeeName: input.payeeName,
+            accountType: input.accountType,
+            payeeAccount,
+            amount,
+            fee,
+            settingsId,
+            minForPlayer: settings.minAmountForPlayer,
+            minForPartner: settings.minAmountForPartner,
+            totalBet: settings.totalBet,
+            referredUsers: settings.referredUsersCount,
+            totalToppedUp: settings.totalToppedUp,
+            requestKey: requestKey ?? null,
+            requestDigest: digest,
+          }),
+        )) as [RequestOutcomeRow];
+      } catch (error) {
+        const refusal = ledgerRefusal(error);
+        if (refusal instanceof InsufficientFundsError) {
+          throw ValidationError.field('amount', `The amount must not be greater than your balance of ${formatUnits(refusal.available)}.`);
+        }
+        throw refusal ?? error;
+      }
+      switch (row.outcome) {
+        case 'created':
+        case 'replayed':
+          return { withdrawal: withdrawalFromJson(row.withdrawal!), replayed: row.outcome === 'replayed' };
+        case 'key_reused':
+          throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different withdrawal request.');
+        case 'refused':
+          throw new ValidationError({ amount: limitRefusals(row) });
+        default:
+          this.#settings.replaced(seen);
+      }
+    }
+    throw new Error('Withdrawal settings kept changing during a request.');
+  }
+
+  /** An operator's transition, inside their logged transaction; 404 unknown, 409 from another state. */
+  async review(tx: Db, id: number, action: WithdrawalAction, adminId: number, reason: string | null): Promise<WithdrawalRow> {
+    const gateway = action === 'approve' ? this.#payouts.current().code : null;
+    const outcome = await transitionWithdrawal(tx, { id, action, actorId: adminId, reason, gateway });
+    if (outcome.outcome === 'unknown') throw new NotFoundError();
+    if (outcome.outcome === 'conflict') {
+      const from = STATUS_NAMES[outcome.status] ?? 'unknown';
+      throw new ConflictError(`A withdrawal that is ${from} cannot be ${ACTION_VERBS[action]}.`, 'invalid_transition');
+    }
+    return (await findWithdrawal(tx, id))!;
+  }
+
+  /**
+   * Asks the payout gateway to pay an approved withdrawal; called after the approval committed.
+   * Whatever happens (an error, a timeout, a crash before the answer is stored) the withdrawal
+   * stays approved and keeps its hold: only an explicit failure returns the money.
+   */
+  async sendPayout(row: WithdrawalRow, log: FastifyBaseLogger): Promise<WithdrawalRow> {
+    const gateway = row.payout_gateway === null ? undefined : this.#payouts.get(row.payout_gateway);
+    if (gateway === undefined || row.status !== WITHDRAWAL_STATUS.approved || row.payout_id !== null) return row;
+    try {
+      const { payoutId } = await gateway.requestPayout({
+        reference: row.public_id,
+        amountCents: row.amount - row.fee,
+        currency: row.currency,
+        payeeName: row.payee_name,
+        keyType: row.account_type,
+        key: row.payee_account,
+        description: `Withdrawal #${row.id}`,
+      });
+      await attachPayout(this.#ctx.db, row.id, payoutId);
+    } catch (error) {
+      log.error(
+        { err: error, withdrawalId: row.id, reference: row.public_id, gateway: gateway.code },
+        'payout request failed or its outcome is unknown; the withdrawal stays approved until reconciled',
+      );
+    }
+    return (await findWithdrawal(this.#ctx.db, row.id))!;
+  }
+
+  /** A gateway's payout notification: authenticated, matched to its withdrawal, applied at most once. */
+  async handlePayoutWebhook(
+    gatewayCode: string,
+    rawBody: string,
+    headers: IncomingHttpHeaders,
+    log: FastifyBaseLogger,
+  ): Promise<PayoutWebhookResult> {
+    const gateway = this.#payouts.get(gatewayCode);
+    if (gateway === undefined) throw new NotFoundError();
+    const event = gateway.verifyPayoutWebhook(rawBody, headers, new Date());
+    const context = { gateway: gateway.code, reference: event.reference };
+    const row = await findWithdrawalByReference(this.#ctx.db, gateway.code, event.reference);
+    if (row === undefined) {
+      log.warn(context, 'payout notification for an unknown withdrawal');
+      throw new NotFoundError();
+    }
+    const net = row.amount - row.fee;
+    if (event.amountCents !== net) {
+      log.error(
+        { ...context, withdrawalId: row.id, expected: formatUnits(net), received: formatUnits(event.amountCents) },
+        'payout notification amount does not match the withdrawal; ignored',
+      );
+      throw ValidationError.field('amount', 'The amount does not match the withdrawal.');
+    }
+
+    const action = event.status === 'paid' ? 'complete' : 'fail';
+    const target = event.status === 'paid' ? WITHDRAWAL_STATUS.paid : WITHDRAWAL_STATUS.failed;
+    const reason = event.reason ?? 'The payout failed at the gateway.';
+    const outcome = await retrying(() =>
+      transitionWithdrawal(this.#ctx.db, { id: row.id, action, actorId: null, reason, gateway: gateway.code }),
+    );
+    if (outcome.outcome === 'unknown') throw new NotFoundError();
+    if (outcome.outcome === 'done') return { withdrawalId: row.id, status: outcome.status, duplicate: false };
+    if (outcome.status === target) return { withdrawalId: row.id, status: outcome.status, duplicate: true };
+    log.error(
+      { ...context, withdrawalId: row.id, status: outcome.status, reported: event.status },
+      'payout notification contradicts the withdrawal status; needs manual review',
+    );
+    throw new ConflictError(
+      `The withdrawal is ${STATUS_NAMES[outcome.status] ?? 'unknown'}; the payout notification needs manual review.`,
+      'payout_contradicts_status',
+    );
+  }
+}
