@@ -1,0 +1,95 @@
+import { boolean, integer, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
+import { instant, int8 } from '../../platform/db/columns.ts';
+import { users } from '../users/tables.ts';
+
+/** migrations/20261125090000_games_catalogue.sql */
+export const providers = pgTable(
+  'providers',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    code: text('code').notNull(),
+    sort: integer('sort').notNull().default(0),
+    // 0 disabled, 1 enabled.
+    status: smallint('status').notNull().default(1),
+    adapter: text('adapter').notNull().default('demo'),
+    /** Encrypted with the app key (Keyring.encrypt); never returned, `[redacted]` in the operation log. */
+    walletSecret: text('wallet_secret'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (table) => [unique('providers_code_unique').on(table.code)],
+);
+
+export const providerGames = pgTable(
+  'provider_games',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    providerId: int8('provider_id')
+      .notNull()
+      .references(() => providers.id, { onDelete: 'restrict' }),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    code: text('code').notNull(),
+    categoryId: int8('category_id').notNull().default(0),
+    free: smallint('free').notNull().default(0),
+    thumbnail: text('thumbnail'),
+    sort: integer('sort').notNull().default(0),
+    popular: smallint('popular').notNull().default(0),
+    status: smallint('status').notNull().default(1),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (table) => [unique('provider_games_slug_unique').on(table.slug)],
+);
+
+/** In-house games; status 0 disabled, 1 enabled, 2 maintenance. */
+export const games = pgTable(
+  'games',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    code: text('code').notNull(),
+    type: text('type').notNull(),
+    status: smallint('status').notNull().default(1),
+    sort: integer('sort').notNull().default(0),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (table) => [unique('games_code_unique').on(table.code)],
+);
+
+/** A launch and the game session it becomes; tokens are stored as SHA-256 digests only. */
+export const gameSessions = pgTable(
+  'game_sessions',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    launchTokenHash: text('launch_token_hash').notNull(),
+    sessionTokenHash: text('session_token_hash'),
+    userId: int8('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'restrict' }),
+    providerId: int8('provider_id')
+      .notNull()
+      .references(() => providers.id, { onDelete: 'restrict' }),
+    providerGameId: int8('provider_game_id')
+      .notNull()
+      .references(() => providerGames.id, { onDelete: 'restrict' }),
+    currency: text('currency').notNull(),
+    demo: boolean('demo').notNull().default(false),
+    launchExpiresAt: instant('launch_expires_at').notNull(),
+    redeemedAt: instant('redeemed_at'),
+    expiresAt: instant('expires_at').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (table) => [
+    unique('game_sessions_launch_token_unique').on(table.launchTokenHash),
+    unique('game_sessions_session_token_unique').on(table.sessionTokenHash),
+  ],
+);
+
+export type Provider = typeof providers.$inferSelect;
+export type ProviderGame = typeof providerGames.$inferSelect;
+export type Game = typeof games.$inferSelect;
+export type GameSession = typeof gameSessions.$inferSelect;
