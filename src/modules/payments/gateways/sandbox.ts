@@ -1,14 +1,13 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { randomAlphanumeric, safeEqual } from '../../../platform/crypto.ts';
-import { ValidationError, WebhookSignatureError } from '../../../platform/errors.ts';
+import { randomAlphanumeric } from '../../../platform/crypto.ts';
+import { ValidationError } from '../../../platform/errors.ts';
+import { signBody, verifySignedBody } from '../../../platform/signature.ts';
 import { moneyProblem } from '../../../platform/money.ts';
 import { buildBrCode } from '../brcode.ts';
 import { type Charge, type ChargeRequest, type PaymentEvent, type PaymentGateway, type PaymentStatus } from './gateway.ts';
 import type { PayoutEvent, PayoutGateway, PayoutRequest, PayoutStatus } from './payout.ts';
 
-export const SANDBOX_WINDOW_S = 300;
-const SIGNATURE = /^t=(\d{1,12}),v1=([0-9a-fA-F]{64})$/;
 const STATUSES: Record<string, PaymentStatus> = { paid: 'paid', cancelled: 'cancelled', canceled: 'cancelled', failed: 'cancelled' };
 const PAYOUT_STATUSES: Record<string, PayoutStatus> = { paid: 'paid', failed: 'failed' };
 
@@ -20,10 +19,7 @@ export interface SandboxOptions {
 }
 
 /** `X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (contract section 11). */
-export function sandboxSignature(secret: string, rawBody: string, unixSeconds: number): string {
-  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${rawBody}`).digest('hex');
-  return `t=${unixSeconds},v1=${mac}`;
-}
+export const sandboxSignature = signBody;
 
 function objectBody(rawBody: string): Record<string, unknown> {
   try {
@@ -67,13 +63,7 @@ export class SandboxGateway implements PaymentGateway, PayoutGateway {
   }
 
   #verifySignature(rawBody: string, headers: IncomingHttpHeaders, now: Date): void {
-    const header = headers['x-signature'];
-    const match = typeof header === 'string' ? SIGNATURE.exec(header.trim()) : null;
-    if (match === null) throw new WebhookSignatureError();
-    const timestamp = Number(match[1]);
-    const expected = sandboxSignature(this.#options.secret, rawBody, timestamp);
-    const valid = safeEqual(`t=${match[1]},v1=${match[2]!.toLowerCase()}`, expected);
-    if (!valid || Math.abs(now.getTime() / 1000 - timestamp) > SANDBOX_WINDOW_S) throw new WebhookSignatureError();
+    verifySignedBody(rawBody, headers, this.#options.secret, now);
   }
 
   #event(rawBody: string): PaymentEvent {
