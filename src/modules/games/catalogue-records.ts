@@ -14,9 +14,19 @@ export function slugSchema(maxLength: number) {
   return Type.String({ maxLength, pattern: SLUG, 'x-message': SLUG_MESSAGE });
 }
 
-/** Whether `value` could be a code or slug at all; anything else names no record. */
-export function isSlug(value: string): boolean {
-  return value.length <= 255 && new RegExp(SLUG).test(value);
+const SLUG_PATTERN = new RegExp(SLUG);
+const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * What a path value such as `:provider` or `:game` names (contract section 4): an all-digit value
+ * is an id, anything else a code or slug; undefined when it can be neither, so no query is run.
+ */
+export function pathKey(value: string): { id: number } | { code: string } | undefined {
+  if (ID_PATTERN.test(value)) {
+    const id = Number(value);
+    return Number.isSafeInteger(id) ? { id } : undefined;
+  }
+  return value.length <= 255 && SLUG_PATTERN.test(value) ? { code: value } : undefined;
 }
 
 export const SortField = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Ascending; default 0.' });

@@ -18,7 +18,7 @@ import {
   type Page,
   type RowOf,
 } from '../../platform/pagination/list.ts';
-import { customerProviderFields, isSlug, providerGameFields } from './catalogue-records.ts';
+import { customerProviderFields, pathKey, providerGameFields } from './catalogue-records.ts';
 import { providerGames, providers } from './tables.ts';
 
 /** The invalidation topic of every catalogue read: any admin change to providers or their games publishes it. */
@@ -60,8 +60,6 @@ export const gamesQuery = listQuerySchema({ filters: gameFilters, search: gameSe
 export type ProviderPage = Page<RowOf<typeof customerProviderFields>>;
 export type GamePage = Page<RowOf<typeof providerGameFields>>;
 
-const ID = /^[1-9][0-9]{0,15}$/;
-
 /** How long an entry may be served when no invalidation announces a change (see QueryCache). */
 const MAX_AGE_MS = 60_000;
 const MAX_ENTRIES = 2_000;
@@ -95,13 +93,13 @@ export class Catalogue {
 
   /** The enabled provider a path value names (an all-digit id, else a code), or null. */
   async enabledProviderId(param: string): Promise<number | null> {
-    const byId = ID.test(param) && Number.isSafeInteger(Number(param));
-    if (!byId && !isSlug(param)) return null;
+    const key = pathKey(param);
+    if (key === undefined) return null;
     return this.#providerIds.get(param, async () => {
       const [row] = await this.#db
         .select({ id: providers.id })
         .from(providers)
-        .where(and(byId ? eq(providers.id, Number(param)) : eq(providers.code, param), eq(providers.status, 1)));
+        .where(and('id' in key ? eq(providers.id, key.id) : eq(providers.code, key.code), eq(providers.status, 1)));
       return row?.id ?? null;
     });
   }

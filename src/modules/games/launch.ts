@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
 import { ProviderUnavailableError, ValidationError } from '../../platform/errors.ts';
 import type { GameAdapters, Launch } from './adapters/adapter.ts';
-import { isSlug } from './catalogue-records.ts';
+import { pathKey } from './catalogue-records.ts';
 import { gameSessions, providerGames, providers } from './tables.ts';
 
 /** The launch token's life: the provider redeems it once, shortly after the launch. */
@@ -12,8 +12,6 @@ const LAUNCH_TOKEN_TTL_S = 120;
 /** The game session's life, moved forward by each accepted bet (the wallet does that). */
 const SESSION_TTL_S = 30 * 60;
 const TOKEN_LENGTH = 48;
-
-const ID = /^[1-9][0-9]{0,15}$/;
 
 /** An enabled game of an enabled provider, with what a launch needs of both. */
 export interface LaunchableGame {
@@ -48,8 +46,8 @@ export class LaunchService {
 
   /** The game a path value names (an all-digit id, else a slug), if it and its provider are enabled. */
   async findLaunchable(param: string): Promise<LaunchableGame | undefined> {
-    const byId = ID.test(param) && Number.isSafeInteger(Number(param));
-    if (!byId && !isSlug(param)) return undefined;
+    const key = pathKey(param);
+    if (key === undefined) return undefined;
     const [row] = await this.#ctx.db
       .select({
         id: providerGames.id,
@@ -64,7 +62,7 @@ export class LaunchService {
       .innerJoin(providers, eq(providers.id, providerGames.providerId))
       .where(
         and(
-          byId ? eq(providerGames.id, Number(param)) : eq(providerGames.slug, param),
+          'id' in key ? eq(providerGames.id, key.id) : eq(providerGames.slug, key.code),
           eq(providerGames.status, 1),
           eq(providers.status, 1),
         ),
