@@ -12,6 +12,10 @@ import { PasswordResetService } from './modules/auth/password-reset.ts';
 import { registerAuthRoutes } from './modules/auth/routes.ts';
 import { AccountService } from './modules/auth/service.ts';
 import { registerBankRoutes } from './modules/banks/routes.ts';
+import { builtInAdapters } from './modules/games/adapters/registry.ts';
+import { registerCatalogueRoutes } from './modules/games/catalogue-routes.ts';
+import { LaunchService } from './modules/games/launch.ts';
+import { registerLaunchRoutes } from './modules/games/launch-routes.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { builtInGateways } from './modules/payments/gateways/registry.ts';
@@ -29,6 +33,8 @@ import { registerUserRoutes } from './modules/users/routes.ts';
 import { registerWalletRoutes } from './modules/wallet/routes.ts';
 import { WalletService } from './modules/wallet/service.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
+import { LocalInvalidationBus } from './platform/cache/invalidation.ts';
+import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
 import type { AppContext } from './platform/context.ts';
 import { BodyTooDeepError } from './platform/errors.ts';
 import { Keyring } from './platform/crypto.ts';
@@ -109,8 +115,10 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     sessions: new SessionManager(sessionStore, new RememberTokens({ db, keys, identity }), config),
     mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
+    invalidation: redis === undefined ? new LocalInvalidationBus() : new RedisInvalidationBus(redis, app.log),
     registrationHooks: [],
   };
+  app.decorate('invalidation', ctx.invalidation);
 
   app.setValidatorCompiler(schemaCompiler);
   // Laravel reads an empty JSON body as no input at all, and axios sends one for `post(url)`.
@@ -185,6 +193,10 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerPayPageRoutes(app, ctx);
   registerReferralRoutes(app, ctx);
   const storage = new LocalDiskStorage(config.dataDir);
+  const gameAdapters = builtInAdapters();
+  app.decorate('gameAdapters', gameAdapters);
+  registerCatalogueRoutes(app, ctx, { adapters: gameAdapters, storage });
+  registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
   registerUploadRoutes(app, ctx, storage);
   registerStorageRoutes(app, storage);
   options.extraRoutes?.(app, ctx);
@@ -193,6 +205,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   app.addHook('onClose', async () => {
     await app.requestsDrained();
     ctx.mailer.close();
+    await ctx.invalidation.close();
     await redis?.quit();
   });
   return app;

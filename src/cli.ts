@@ -1,11 +1,17 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { PasswordHasher } from './platform/auth/passwords.ts';
-import { createOrPromoteAdmin } from './modules/users/admin-create.ts';
+import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
+import { Keyring } from './platform/crypto.ts';
+import { CATALOGUE_TOPIC } from './modules/games/catalogue.ts';
+import { formatSeedReport, seedDemo } from './modules/games/seed-demo.ts';
+import { createOrPromoteAdmin, UsageError } from './modules/users/admin-create.ts';
 import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';
 import { openDatabase, type Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
 import { migrate } from './platform/db/migrate.ts';
+import { connectRedis } from './platform/redis.ts';
+import { LocalDiskStorage } from './platform/storage/local-disk.ts';
 import { serve } from './server.ts';
 
 const USAGE = `Usage: croupier <command> [options]
@@ -15,6 +21,8 @@ Commands:
   migrate                                     apply pending database migrations
   admin:create --email E --password P [--name N]
                                               create a super-admin, or promote an existing user
+  seed:demo [--password P]                    the demo provider, its games, in-house games and a funded demo
+                                              player (demo@example.com); running it again adds nothing
   ledger:verify                               recompute every balance from the ledger; exit 1 on any difference
 `;
 
@@ -57,6 +65,35 @@ async function run(command: string | undefined, args: string[]): Promise<number>
       const input = { email: values.email, password: values.password, name: values.name };
       const id = await withDatabase(loadConfig(), ({ db }) => createOrPromoteAdmin(db, new PasswordHasher(), input));
       console.log(id);
+      return 0;
+    }
+    case 'seed:demo': {
+      const { values } = parseArgs({ args, options: { password: { type: 'string' } } });
+      if (values.password !== undefined && [...values.password].length < 8)
+        throw new UsageError('The password must be at least 8 characters.');
+      const config = loadConfig();
+      const report = await withDatabase(config, ({ db }) =>
+        seedDemo(
+          {
+            db,
+            keys: new Keyring(config.appKey),
+            storage: new LocalDiskStorage(config.dataDir),
+            hasher: new PasswordHasher(),
+            currency: config.defaultCurrency,
+          },
+          { password: values.password },
+        ),
+      );
+      if (config.redisUrl !== undefined) {
+        // Servers beside this command (PostgreSQL and Redis) drop their cached catalogue now.
+        const redis = connectRedis(config.redisUrl);
+        try {
+          await publishInvalidation(redis, CATALOGUE_TOPIC);
+        } finally {
+          await redis.quit();
+        }
+      }
+      console.log(formatSeedReport(report));
       return 0;
     }
     case 'ledger:verify': {

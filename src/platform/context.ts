@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Identity } from './auth/identity.ts';
+import type { InvalidationBus } from './cache/invalidation.ts';
 import type { Keyring } from './crypto.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Mailer } from './mail/mailer.ts';
@@ -23,5 +24,7 @@ export interface AppContext {
   sessions: SessionManager;
   mailer: Mailer;
   limiter: RateLimiter;
+  /** Tells in-process caches, here and on other instances (Redis), what a change made stale. */
+  invalidation: InvalidationBus;
   registrationHooks: RegistrationHook[];
 }

@@ -123,6 +123,13 @@ export class GatewayUnavailableError extends fixedError(
   'The payment gateway is unavailable. Please try again later.',
 ) {}
 
+/** 502: a game provider failed to open a game; the launch it was given can no longer be used. */
+export class ProviderUnavailableError extends fixedError(
+  502,
+  'provider_unavailable',
+  'The game provider is unavailable. Please try again later.',
+) {}
+
 /** 503: the database does not answer or its schema is not migrated; nothing was done. */
 export class ServiceUnavailableError extends retryLaterError(503, 'service_unavailable', () => 'Service Unavailable.') {
   constructor(retryAfter = 5) {

@@ -2,11 +2,10 @@ import multipart from '@fastify/multipart';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { DomainError, MalformedUploadError, ValidationError } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import { CONTENT_TYPES, publicUrl, type Storage } from '../../platform/storage/storage.ts';
+import { CONTENT_TYPES, newUploadKey, publicUrl, type Storage } from '../../platform/storage/storage.ts';
 import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { detectImageType } from './image-type.ts';
 
@@ -58,11 +57,6 @@ async function receiveFile(request: FastifyRequest, maxBytes: number): Promise<R
   return received;
 }
 
-function storageKey(ext: string, now = new Date()): string {
-  const month = String(now.getUTCMonth() + 1).padStart(2, '0');
-  return `uploads/${now.getUTCFullYear()}/${month}/${randomAlphanumeric(40)}.${ext}`;
-}
-
 /**
  * POST /api/admin/upload: one image in the multipart field `file`. Multipart parsing exists only
  * in this route's scope; everywhere else a multipart body is refused as an unsupported type.
@@ -92,7 +86,7 @@ export function registerUploadRoutes(app: App, ctx: AppContext, storage: Storage
         const file = await receiveFile(request, maxBytes);
         const ext = detectImageType(file.data);
         if (ext === undefined) throw ValidationError.field('file', 'The file field must be a file of type: png, jpeg, webp, gif.');
-        const key = storageKey(ext);
+        const key = newUploadKey(ext);
         await storage.put(key, file.data);
         const payload = { file: { name: file.filename, size: file.data.length, type: CONTENT_TYPES[ext] }, path: key };
         try {

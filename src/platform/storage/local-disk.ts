@@ -41,6 +41,16 @@ export class LocalDiskStorage implements Storage {
     }
   }
 
+  async exists(key: string): Promise<boolean> {
+    if (!isUploadPath(key)) return false;
+    try {
+      return (await stat(this.#file(key))).isFile();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
   async delete(key: string): Promise<void> {
     try {
       await unlink(this.#file(key));

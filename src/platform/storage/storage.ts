@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { randomAlphanumeric } from '../crypto.ts';
 
 /**
  * Where uploaded files live. Keys are relative paths such as `uploads/2026/11/<random>.png`
@@ -9,6 +10,8 @@ export interface Storage {
   put(key: string, data: Buffer): Promise<void>;
   /** The stored file, or undefined when there is none under that key. */
   open(key: string): Promise<{ stream: Readable; size: number } | undefined>;
+  /** Whether a file is stored under `key` (a record may name only an uploaded file). */
+  exists(key: string): Promise<boolean>;
   delete(key: string): Promise<void>;
 }
 
@@ -29,6 +32,12 @@ const UPLOAD_KEY = /^uploads\/\d{4}\/\d{2}\/[A-Za-z0-9]{40}\.(png|jpg|webp|gif)$
 
 export function isUploadPath(key: string): boolean {
   return UPLOAD_KEY.test(key);
+}
+
+/** A new key for a file of type `ext`: `uploads/<yyyy>/<mm>/<40 random letters and digits>.<ext>` (UTC date). */
+export function newUploadKey(ext: string, now = new Date()): string {
+  const month = String(now.getUTCMonth() + 1).padStart(2, '0');
+  return `uploads/${now.getUTCFullYear()}/${month}/${randomAlphanumeric(40)}.${ext}`;
 }
 
 export function contentTypeOf(key: string): string | undefined {

@@ -1,0 +1,14 @@
+import { GameAdapters } from './adapter.ts';
+import { DemoAdapter } from './demo.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The game provider adapters of this app (built in app.ts); tests may register their own. */
+    gameAdapters: GameAdapters;
+  }
+}
+
+/** The adapters every instance has: the built-in demo provider. */
+export function builtInAdapters(): GameAdapters {
+  return new GameAdapters([new DemoAdapter()]);
+}

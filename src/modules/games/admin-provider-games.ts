@@ -1,0 +1,82 @@
+import { Type } from 'typebox';
+import { defineResource } from '../../platform/admin/resource.ts';
+import { mustExist } from '../../platform/admin/rules.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { ValidationError } from '../../platform/errors.ts';
+import { equals, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
+import { isUploadPath, type Storage } from '../../platform/storage/storage.ts';
+import { CATALOGUE_TOPIC } from './catalogue.ts';
+import { Flag, ProviderGameRecord, providerGamePresenter, providerGameFields, slugSchema, SortField } from './catalogue-records.ts';
+import { providerGames, providers } from './tables.ts';
+
+const ProviderGameBody = Type.Object({
+  provider_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  slug: slugSchema(255),
+  code: Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Integer({ minimum: 0, maximum: MAX_ID })], {
+    'x-message': 'The :attribute field must be a string or a whole number of at most 255 characters.',
+    description: "The game's code at the provider; a number is stored as its digits.",
+  }),
+  category_id: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'Default 0 (none).' })),
+  free: Type.Optional({ ...Flag, description: '1 playable without money; default 0.' }),
+  thumbnail: Type.Optional(
+    Type.Union([Type.String({ maxLength: 255 }), Type.Null()], {
+      'x-message': 'The :attribute field must be a path returned by the upload endpoint.',
+      description: 'A `path` returned by POST /api/admin/upload, or null.',
+    }),
+  ),
+  sort: Type.Optional(SortField),
+  popular: Type.Optional({ ...Flag, description: 'Default 0.' }),
+  status: Type.Optional({ ...Flag, description: '1 enabled (default), 0 disabled.' }),
+});
+
+const THUMBNAIL_INVALID = 'The selected thumbnail is invalid.';
+
+/** CRUD /api/admin/provider-games (contract sections 5 and 8). */
+export function providerGamesResource(ctx: AppContext, storage: Storage) {
+  return defineResource({
+    path: '/api/admin/provider-games',
+    param: 'id',
+    permission: 'provider-games',
+    tag: 'Admin: provider games',
+    table: providerGames,
+    select: providerGameFields,
+    record: ProviderGameRecord,
+    present: providerGamePresenter(ctx.config.appUrl),
+    createBody: ProviderGameBody,
+    sort: providerGames.sort,
+    filters: {
+      provider_id: equals(providerGames.providerId, IdFilter),
+      status: equals(providerGames.status, Flag),
+      popular: equals(providerGames.popular, Flag),
+      category_id: equals(providerGames.categoryId, Type.Integer({ minimum: 0, maximum: MAX_ID })),
+    },
+    search: [providerGames.name, providerGames.slug, providerGames.code],
+    unique: [{ field: 'slug', column: providerGames.slug }],
+    inUse: 'The game has been launched and cannot be deleted; disable it instead.',
+    // Before the transaction: with an object store, looking a file up is a network call.
+    prepare: async (body) => {
+      const thumbnail = body.thumbnail;
+      if (typeof thumbnail === 'string' && !(isUploadPath(thumbnail) && (await storage.exists(thumbnail)))) {
+        throw ValidationError.field('thumbnail', THUMBNAIL_INVALID);
+      }
+      return body;
+    },
+    values: async (body, { tx }) => {
+      if (body.provider_id !== undefined) await mustExist(tx, providers, body.provider_id, 'provider_id');
+      return {
+        providerId: body.provider_id,
+        name: body.name,
+        slug: body.slug,
+        code: body.code === undefined ? undefined : String(body.code),
+        categoryId: body.category_id,
+        free: body.free,
+        thumbnail: body.thumbnail,
+        sort: body.sort,
+        popular: body.popular,
+        status: body.status,
+      };
+    },
+    afterCommit: async () => ctx.invalidation.publish(CATALOGUE_TOPIC),
+  });
+}

@@ -1,0 +1,127 @@
+import { getTableColumns, sql } from 'drizzle-orm';
+import { Type, type Static } from 'typebox';
+import { correlated } from '../../platform/db/columns.ts';
+import { columnPresenter, timestamps } from '../../platform/http/record.ts';
+import type { RowOf } from '../../platform/pagination/list.ts';
+import { publicUrl } from '../../platform/storage/storage.ts';
+import { games, providerGames, providers } from './tables.ts';
+
+/** Codes and slugs (contract section 4): lower-case letters, digits and single hyphens, at least one letter. */
+export const SLUG = '^(?=[a-z0-9-]*[a-z])[a-z0-9]+(-[a-z0-9]+)*$';
+export const SLUG_MESSAGE = 'The :attribute field must be lower-case letters, digits and single hyphens, with at least one letter.';
+
+export function slugSchema(maxLength: number) {
+  return Type.String({ maxLength, pattern: SLUG, 'x-message': SLUG_MESSAGE });
+}
+
+const SLUG_PATTERN = new RegExp(SLUG);
+const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * What a path value such as `:provider` or `:game` names (contract section 4): an all-digit value
+ * is an id, anything else a code or slug; undefined when it can be neither, so no query is run.
+ */
+export function pathKey(value: string): { id: number } | { code: string } | undefined {
+  if (ID_PATTERN.test(value)) {
+    const id = Number(value);
+    return Number.isSafeInteger(id) ? { id } : undefined;
+  }
+  return value.length <= 255 && SLUG_PATTERN.test(value) ? { code: value } : undefined;
+}
+
+export const SortField = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Ascending; default 0.' });
+export const Flag = Type.Integer({ minimum: 0, maximum: 1 });
+
+// Providers ---------------------------------------------------------------------------------
+
+/** A provider as operators read it; the wallet secret itself never leaves (only whether one is set). */
+export const providerFields = {
+  id: providers.id,
+  name: providers.name,
+  code: providers.code,
+  sort: providers.sort,
+  status: providers.status,
+  adapter: providers.adapter,
+  gamesCount: correlated<number>(sql`(select count(*)::int from ${providerGames} where ${providerGames.providerId} = ${providers.id})`),
+  hasWalletSecret: sql<boolean>`(${providers.walletSecret} is not null)`,
+  createdAt: providers.createdAt,
+  updatedAt: providers.updatedAt,
+};
+
+export const AdminProviderRecord = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  code: Type.String(),
+  sort: Type.Integer(),
+  status: Type.Integer({ description: '1 enabled, 0 disabled.' }),
+  adapter: Type.String({ description: 'The adapter speaking its protocol; built in: `demo`.' }),
+  games_count: Type.Integer({ description: 'Its provider games, enabled or not.' }),
+  has_wallet_secret: Type.Boolean({ description: 'Whether a wallet secret is set (the secret itself is write-only).' }),
+  ...timestamps,
+});
+
+/** A provider as customers see it (enabled ones only): `games_count` counts its enabled games. */
+export const customerProviderFields = {
+  id: providers.id,
+  name: providers.name,
+  code: providers.code,
+  sort: providers.sort,
+  status: providers.status,
+  gamesCount: correlated<number>(sql`(select count(*)::int from ${providerGames}
+    where ${providerGames.providerId} = ${providers.id} and ${providerGames.status} = 1)`),
+  createdAt: providers.createdAt,
+  updatedAt: providers.updatedAt,
+};
+
+export const ProviderRecord = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  code: Type.String(),
+  sort: Type.Integer(),
+  status: Type.Integer({ description: 'Always 1: customers see enabled providers only.' }),
+  games_count: Type.Integer({ description: 'Its enabled games.' }),
+  ...timestamps,
+});
+
+// Provider games ----------------------------------------------------------------------------
+
+export const providerGameFields = getTableColumns(providerGames);
+
+export const ProviderGameRecord = Type.Object({
+  id: Type.Integer(),
+  provider_id: Type.Integer(),
+  name: Type.String(),
+  slug: Type.String(),
+  code: Type.String({ description: "The game's code at the provider." }),
+  category_id: Type.Integer(),
+  free: Type.Integer({ description: '0 or 1.' }),
+  thumbnail: Type.Union([Type.String(), Type.Null()], { description: 'The upload `path`, or null.' }),
+  thumbnail_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the thumbnail is served, or null.' }),
+  sort: Type.Integer(),
+  popular: Type.Integer({ description: '0 or 1.' }),
+  status: Type.Integer({ description: '1 enabled, 0 disabled.' }),
+  ...timestamps,
+});
+
+const ProviderGameColumns = Type.Omit(ProviderGameRecord, ['thumbnail_url']);
+
+/** The columns as they are, plus the thumbnail's address through the storage's public URL. */
+export function providerGamePresenter(appUrl: string): (row: RowOf<typeof providerGameFields>) => Static<typeof ProviderGameRecord> {
+  const columns = columnPresenter(ProviderGameColumns, providerGameFields);
+  return (row) => ({ ...columns(row), thumbnail_url: row.thumbnail === null ? null : publicUrl(appUrl, row.thumbnail) });
+}
+
+// In-house games ----------------------------------------------------------------------------
+
+export const GameRecord = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  code: Type.String(),
+  type: Type.String({ description: 'What kind of game it is, e.g. `dice3`, `double`, `slot`.' }),
+  status: Type.Integer({ description: '0 disabled, 1 enabled, 2 maintenance.' }),
+  sort: Type.Integer(),
+  settings: Type.Record(Type.String(), Type.Unknown(), { description: 'Settings of its type.' }),
+  ...timestamps,
+});
+
+export const gameFields = getTableColumns(games);

@@ -1,0 +1,80 @@
+import { Type } from 'typebox';
+import { registerResource } from '../../platform/admin/resource.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { NotFoundError } from '../../platform/errors.ts';
+import type { App } from '../../platform/http/app.ts';
+import { sendJsonText, serializeForRoute } from '../../platform/http/json-text.ts';
+import { columnPresenter } from '../../platform/http/record.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import { pageSchema } from '../../platform/pagination/list.ts';
+import type { Storage } from '../../platform/storage/storage.ts';
+import type { GameAdapters } from './adapters/adapter.ts';
+import { gamesResource } from './admin-games.ts';
+import { providerGamesResource } from './admin-provider-games.ts';
+import { providersResource } from './admin-providers.ts';
+import { Catalogue, gamesQuery, providersQuery } from './catalogue.ts';
+import { customerProviderFields, ProviderGameRecord, providerGamePresenter, ProviderRecord } from './catalogue-records.ts';
+
+const tags = ['Games'];
+const ProviderParams = Type.Object({
+  provider: Type.String({ maxLength: 255, description: 'The provider id (all digits) or its code.' }),
+});
+
+/** The customer catalogue (contract section 7) and the admin providers, provider games and in-house games. */
+export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapters: GameAdapters; storage: Storage }): void {
+  const catalogue = new Catalogue(ctx);
+  const presentGame = providerGamePresenter(ctx.config.appUrl);
+  const presentProvider = columnPresenter(ProviderRecord, customerProviderFields);
+
+  app.get(
+    '/api/providers',
+    {
+      config: { auth: true },
+      schema: {
+        tags,
+        summary: 'Enabled game providers, by sort then id',
+        querystring: providersQuery,
+        response: { 200: pageSchema(ProviderRecord), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const body = await catalogue.providersPage(request.query, (page) =>
+        serializeForRoute(reply, { ...page, data: page.data.map(presentProvider) }),
+      );
+      return sendJsonText(reply, body);
+    },
+  );
+
+  app.get(
+    '/api/providers/:provider/games',
+    {
+      config: { auth: true },
+      schema: {
+        tags,
+        summary: 'The enabled games of an enabled provider, by sort then id; 404 for a disabled or unknown provider',
+        params: ProviderParams,
+        querystring: gamesQuery,
+        response: { 200: pageSchema(ProviderGameRecord), ...errorResponses },
+      },
+      // The provider in the path is looked up after sign-in and before the query is validated:
+      // a disabled or unknown one is a 404 whatever the query (contract section 3).
+      preValidation: async (request) => {
+        const { provider } = request.params as { provider?: unknown };
+        if (typeof provider !== 'string' || (await catalogue.enabledProviderId(provider)) === null) throw new NotFoundError();
+      },
+    },
+    async (request, reply) => {
+      const providerId = await catalogue.enabledProviderId(request.params.provider);
+      if (providerId === null) throw new NotFoundError();
+      const path = `/api/providers/${request.params.provider}/games`;
+      const body = await catalogue.gamesPage(providerId, path, request.query, (page) =>
+        serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }),
+      );
+      return sendJsonText(reply, body);
+    },
+  );
+
+  registerResource(app, ctx, providersResource(ctx, deps.adapters));
+  registerResource(app, ctx, providerGamesResource(ctx, deps.storage));
+  registerResource(app, ctx, gamesResource);
+}

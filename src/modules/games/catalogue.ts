@@ -1,0 +1,122 @@
+import { and, eq } from 'drizzle-orm';
+import { Type } from 'typebox';
+import { QueryCache } from '../../platform/cache/query-cache.ts';
+import type { AppContext } from '../../platform/context.ts';
+import type { Db } from '../../platform/db/client.ts';
+import {
+  equals,
+  filter,
+  FlagFilter,
+  flagValue,
+  IdFilter,
+  listQuerySchema,
+  listSource,
+  MAX_ID,
+  MAX_PER_PAGE,
+  paginate,
+  type ListQuery,
+  type Page,
+  type RowOf,
+} from '../../platform/pagination/list.ts';
+import { customerProviderFields, pathKey, providerGameFields } from './catalogue-records.ts';
+import { providerGames, providers } from './tables.ts';
+
+/** The invalidation topic of every catalogue read: any admin change to providers or their games publishes it. */
+export const CATALOGUE_TOPIC = 'games:catalogue';
+
+/** What the customer game list may be narrowed by (contract section 7). */
+const gameFilters = {
+  popular: filter(
+    FlagFilter,
+    (param) => eq(providerGames.popular, param),
+    (value) => (flagValue(value) ? 1 : 0),
+  ),
+  category_id: equals(providerGames.categoryId, Type.Integer({ minimum: 0, maximum: MAX_ID })),
+};
+const gameSearch = [providerGames.name, providerGames.slug, providerGames.code];
+
+const providerSource = listSource({
+  table: providers,
+  select: customerProviderFields,
+  sort: providers.sort,
+  timestamp: null,
+  where: eq(providers.status, 1),
+});
+
+const gameSource = listSource({
+  table: providerGames,
+  select: providerGameFields,
+  // The provider comes from the path, never from the query string (the schema below lacks it).
+  filters: { ...gameFilters, provider_id: equals(providerGames.providerId, IdFilter) },
+  search: gameSearch,
+  sort: providerGames.sort,
+  timestamp: null,
+  where: eq(providerGames.status, 1),
+});
+
+export const providersQuery = listQuerySchema({ filters: {}, search: [], timestamp: null });
+export const gamesQuery = listQuerySchema({ filters: gameFilters, search: gameSearch, timestamp: null });
+
+export type ProviderPage = Page<RowOf<typeof customerProviderFields>>;
+export type GamePage = Page<RowOf<typeof providerGameFields>>;
+
+/** How long an entry may be served when no invalidation announces a change (see QueryCache). */
+const MAX_AGE_MS = 60_000;
+const MAX_ENTRIES = 2_000;
+
+/** The page size as the answer depends on it: absent (links carry none) or the capped value. */
+function perPageKey(query: ListQuery): number | null {
+  return query.per_page === undefined ? null : Math.min(query.per_page, MAX_PER_PAGE);
+}
+
+/**
+ * The customer catalogue: enabled providers and their enabled games, in `sort` order, read
+ * through in-process caches keyed by the normalized query and emptied by every admin change to
+ * providers or provider games (CATALOGUE_TOPIC), on every instance. Pages are kept as the JSON
+ * text the route's response schema wrote, so a hit costs neither a query nor a serialization.
+ */
+export class Catalogue {
+  readonly #db: Db;
+  readonly #appUrl: string;
+  readonly #providerIds: QueryCache<number | null>;
+  readonly #providerPages: QueryCache<string>;
+  readonly #gamePages: QueryCache<string>;
+
+  constructor(ctx: AppContext) {
+    this.#db = ctx.db;
+    this.#appUrl = ctx.config.appUrl;
+    const options = { topic: CATALOGUE_TOPIC, maxEntries: MAX_ENTRIES, maxAgeMs: MAX_AGE_MS };
+    this.#providerIds = new QueryCache(ctx.invalidation, options);
+    this.#providerPages = new QueryCache(ctx.invalidation, options);
+    this.#gamePages = new QueryCache(ctx.invalidation, options);
+  }
+
+  /** The enabled provider a path value names (an all-digit id, else a code), or null. */
+  async enabledProviderId(param: string): Promise<number | null> {
+    const key = pathKey(param);
+    if (key === undefined) return null;
+    return this.#providerIds.get(param, async () => {
+      const [row] = await this.#db
+        .select({ id: providers.id })
+        .from(providers)
+        .where(and('id' in key ? eq(providers.id, key.id) : eq(providers.code, key.code), eq(providers.status, 1)));
+      return row?.id ?? null;
+    });
+  }
+
+  async providersPage(query: ListQuery, serialize: (page: ProviderPage) => string): Promise<string> {
+    const key = JSON.stringify([query.page ?? 1, perPageKey(query)]);
+    return this.#providerPages.get(key, async () =>
+      serialize(await paginate(this.#db, providerSource, query, { base: this.#appUrl, path: '/api/providers' })),
+    );
+  }
+
+  async gamesPage(providerId: number, path: string, query: ListQuery, serialize: (page: GamePage) => string): Promise<string> {
+    const popular = typeof query.popular === 'string' ? flagValue(query.popular) : null;
+    const q = query.q === undefined || query.q === '' ? null : query.q;
+    const key = JSON.stringify([providerId, path, query.page ?? 1, perPageKey(query), popular, query.category_id ?? null, q]);
+    return this.#gamePages.get(key, async () =>
+      serialize(await paginate(this.#db, gameSource, { ...query, provider_id: providerId }, { base: this.#appUrl, path })),
+    );
+  }
+}

@@ -1,0 +1,122 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../../platform/context.ts';
+import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
+import { ProviderUnavailableError, ValidationError } from '../../platform/errors.ts';
+import type { GameAdapters, Launch } from './adapters/adapter.ts';
+import { pathKey } from './catalogue-records.ts';
+import { gameSessions, providerGames, providers } from './tables.ts';
+
+/** The launch token's life: the provider redeems it once, shortly after the launch. */
+const LAUNCH_TOKEN_TTL_S = 120;
+/** The game session's life, moved forward by each accepted bet (the wallet does that). */
+const SESSION_TTL_S = 30 * 60;
+const TOKEN_LENGTH = 48;
+
+/** An enabled game of an enabled provider, with what a launch needs of both. */
+export interface LaunchableGame {
+  id: number;
+  slug: string;
+  code: string;
+  name: string;
+  providerId: number;
+  providerCode: string;
+  adapter: string;
+}
+
+export interface LaunchAnswer extends Launch {
+  /** The launch token (contract section 7); only its SHA-256 digest is stored. */
+  token: string;
+}
+
+/**
+ * `GET /api/provider-games/:game/launch`: a game session row with a new single-use launch token
+ * bound to user, provider, game and currency (committed first, on its own), then the adapter's
+ * launch outside any transaction. When the adapter fails the session is expired at once, so the
+ * token it was given can never be redeemed.
+ */
+export class LaunchService {
+  readonly #ctx: AppContext;
+  readonly #adapters: GameAdapters;
+
+  constructor(ctx: AppContext, adapters: GameAdapters) {
+    this.#ctx = ctx;
+    this.#adapters = adapters;
+  }
+
+  /** The game a path value names (an all-digit id, else a slug), if it and its provider are enabled. */
+  async findLaunchable(param: string): Promise<LaunchableGame | undefined> {
+    const key = pathKey(param);
+    if (key === undefined) return undefined;
+    const [row] = await this.#ctx.db
+      .select({
+        id: providerGames.id,
+        slug: providerGames.slug,
+        code: providerGames.code,
+        name: providerGames.name,
+        providerId: providers.id,
+        providerCode: providers.code,
+        adapter: providers.adapter,
+      })
+      .from(providerGames)
+      .innerJoin(providers, eq(providers.id, providerGames.providerId))
+      .where(
+        and(
+          'id' in key ? eq(providerGames.id, key.id) : eq(providerGames.slug, key.code),
+          eq(providerGames.status, 1),
+          eq(providers.status, 1),
+        ),
+      );
+    return row;
+  }
+
+  async launch(userId: number, game: LaunchableGame, demo: boolean, log: FastifyBaseLogger): Promise<LaunchAnswer> {
+    const adapter = this.#adapters.get(game.adapter);
+    if (adapter === undefined) {
+      // A provider naming an adapter this instance lacks (an older release beside a newer one).
+      log.warn({ provider: game.providerId, adapter: game.adapter }, 'game launch: unknown adapter');
+      throw new ProviderUnavailableError();
+    }
+    if (demo && !adapter.supportsDemo) throw ValidationError.field('demo', 'Demo play is not available for this game.');
+
+    const db = this.#ctx.db;
+    const token = randomAlphanumeric(TOKEN_LENGTH);
+    const currency = this.#ctx.config.defaultCurrency;
+    const [session] = await db
+      .insert(gameSessions)
+      .values({
+        launchTokenHash: sha256(token),
+        userId,
+        providerId: game.providerId,
+        providerGameId: game.id,
+        currency,
+        demo,
+        launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_TTL_S})`,
+        expiresAt: sql`now() + make_interval(secs => ${SESSION_TTL_S})`,
+      })
+      .returning({ id: gameSessions.id });
+
+    let launch: Launch;
+    try {
+      launch = await adapter.launch({
+        provider: { id: game.providerId, code: game.providerCode },
+        game: { id: game.id, slug: game.slug, code: game.code, name: game.name },
+        token,
+        currency,
+        demo,
+        appUrl: this.#ctx.config.appUrl,
+      });
+      if (typeof launch.url !== 'string' || !(launch.html === null || typeof launch.html === 'string')) {
+        throw new Error('The adapter answered a launch without a URL.');
+      }
+    } catch (error) {
+      await db
+        .update(gameSessions)
+        .set({ launchExpiresAt: sql`now()`, expiresAt: sql`now()` })
+        .where(eq(gameSessions.id, session!.id));
+      log.warn({ err: error, provider: game.providerId, game: game.id, session: session!.id }, 'game launch: the adapter failed');
+      throw new ProviderUnavailableError();
+    }
+    return { url: launch.url, html: launch.html, token };
+  }
+}

@@ -1,0 +1,194 @@
+import { eq, inArray, sql } from 'drizzle-orm';
+import type { PasswordHasher } from '../../platform/auth/passwords.ts';
+import { randomAlphanumeric, type Keyring } from '../../platform/crypto.ts';
+import { transaction, type Db } from '../../platform/db/client.ts';
+import { newUploadKey, type Storage } from '../../platform/storage/storage.ts';
+import { assignRole } from '../access/repository.ts';
+import { findUserByEmail, insertUser } from '../users/repository.ts';
+import { applyLedgerOperation } from '../wallet/ledger.ts';
+import { demoThumbnail, type Rgb } from './png.ts';
+import { games, providerGames, providers } from './tables.ts';
+
+export const DEMO_EMAIL = 'demo@example.com';
+/** What the demo player starts with, once: 1,000.00. */
+const DEMO_FUNDS_CENTS = 100_000n;
+
+interface DemoGame {
+  slug: string;
+  name: string;
+  code: string;
+  popular: number;
+  sort: number;
+  colours: [Rgb, Rgb, Rgb];
+}
+
+const PROVIDER_GAMES: DemoGame[] = [
+  {
+    slug: 'demo-fruit-slot',
+    name: 'Fruit Slot',
+    code: 'fruits',
+    popular: 1,
+    sort: 1,
+    colours: [
+      [255, 196, 0],
+      [230, 60, 40],
+      [40, 170, 60],
+    ],
+  },
+  {
+    slug: 'demo-lucky-sevens',
+    name: 'Lucky Sevens',
+    code: 'sevens',
+    popular: 1,
+    sort: 2,
+    colours: [
+      [40, 40, 120],
+      [140, 30, 160],
+      [250, 210, 40],
+    ],
+  },
+  {
+    slug: 'demo-gem-rush',
+    name: 'Gem Rush',
+    code: 'gems',
+    popular: 0,
+    sort: 3,
+    colours: [
+      [10, 120, 140],
+      [20, 40, 90],
+      [120, 240, 255],
+    ],
+  },
+];
+
+const IN_HOUSE_GAMES = [
+  { code: 'dice3', name: 'Dice 3', type: 'dice3', sort: 1 },
+  { code: 'double', name: 'Double', type: 'double', sort: 2 },
+];
+
+export interface SeedReport {
+  providerCreated: boolean;
+  providerGamesCreated: number;
+  gamesCreated: number;
+  player: { email: string; created: boolean; password: string | undefined };
+  funded: boolean;
+}
+
+export interface SeedDependencies {
+  db: Db;
+  keys: Keyring;
+  storage: Storage;
+  hasher: PasswordHasher;
+  currency: string;
+}
+
+/**
+ * `croupier seed:demo` (contract section 11): the built-in demo provider with three games and
+ * their thumbnails, two in-house games, and a demo player with a balance. Idempotent: what exists
+ * is left as it is (the provider's secret, the player's password), and the funds are one ledger
+ * line under a fixed key, so a second run adds nothing.
+ */
+export async function seedDemo(deps: SeedDependencies, options: { password?: string | undefined } = {}): Promise<SeedReport> {
+  const { db, storage } = deps;
+  // Slow or outside the database, so before the transaction: thumbnails of the games not there
+  // yet, and the player's password hash.
+  const present = new Set(
+    (
+      await db
+        .select({ slug: providerGames.slug })
+        .from(providerGames)
+        .where(
+          inArray(
+            providerGames.slug,
+            PROVIDER_GAMES.map((game) => game.slug),
+          ),
+        )
+    ).map((row) => row.slug),
+  );
+  const thumbnails = new Map<string, string>();
+  for (const game of PROVIDER_GAMES.filter((candidate) => !present.has(candidate.slug))) {
+    const key = newUploadKey('png');
+    await storage.put(key, demoThumbnail(...game.colours));
+    thumbnails.set(game.slug, key);
+  }
+  const password = options.password ?? randomAlphanumeric(16);
+  const hashPassword = () => deps.hasher.hash(password);
+  const passwordHash = (await findUserByEmail(db, DEMO_EMAIL)) === undefined ? await hashPassword() : undefined;
+
+  const written = await transaction(db, async (tx) => {
+    // Two seeds at once (PostgreSQL) take turns, so the second finds what the first made.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('croupier:seed:demo'))`);
+    const [provider] = await tx
+      .insert(providers)
+      .values({ name: 'Demo Games', code: 'demo', adapter: 'demo', walletSecret: deps.keys.encrypt(randomAlphanumeric(40)) })
+      .onConflictDoNothing({ target: providers.code })
+      .returning({ id: providers.id });
+    const providerId = provider?.id ?? (await tx.select({ id: providers.id }).from(providers).where(eq(providers.code, 'demo')))[0]!.id;
+
+    const insertedSlugs = new Set<string>();
+    for (const game of PROVIDER_GAMES) {
+      const thumbnail = thumbnails.get(game.slug);
+      if (thumbnail === undefined) continue;
+      const inserted = await tx
+        .insert(providerGames)
+        .values({ providerId, name: game.name, slug: game.slug, code: game.code, thumbnail, popular: game.popular, sort: game.sort })
+        .onConflictDoNothing({ target: providerGames.slug })
+        .returning({ slug: providerGames.slug });
+      if (inserted.length > 0) insertedSlugs.add(game.slug);
+    }
+
+    const gamesCreated = (
+      await tx
+        .insert(games)
+        .values(IN_HOUSE_GAMES.map((game) => ({ ...game, settings: {} })))
+        .onConflictDoNothing({ target: games.code })
+        .returning({ id: games.id })
+    ).length;
+
+    const existing = await findUserByEmail(tx, DEMO_EMAIL);
+    const userId =
+      existing?.id ??
+      (await insertUser(tx, { name: 'Demo Player', email: DEMO_EMAIL, passwordHash: passwordHash ?? (await hashPassword()), ref: null }))
+        .id;
+    if (existing === undefined) await assignRole(tx, userId, 'player');
+    const funds = await applyLedgerOperation(tx, {
+      userId,
+      currency: deps.currency,
+      type: 'adjustment',
+      amount: DEMO_FUNDS_CENTS,
+      description: 'Demo funds (seed:demo)',
+      // Per user: a demo player deleted and made again is funded again, under its own key.
+      idempotencyKey: `seed:demo:funds:${userId}`,
+    });
+    return {
+      providerCreated: provider !== undefined,
+      insertedSlugs,
+      gamesCreated,
+      playerCreated: existing === undefined,
+      funded: !funds.replayed,
+    };
+  });
+
+  // Thumbnails of games another run inserted first belong to no record.
+  for (const [slug, key] of thumbnails) if (!written.insertedSlugs.has(slug)) await storage.delete(key);
+  return {
+    providerCreated: written.providerCreated,
+    providerGamesCreated: written.insertedSlugs.size,
+    gamesCreated: written.gamesCreated,
+    player: { email: DEMO_EMAIL, created: written.playerCreated, password: written.playerCreated ? password : undefined },
+    funded: written.funded,
+  };
+}
+
+export function formatSeedReport(report: SeedReport): string {
+  const lines = [
+    `provider demo (Demo Games): ${report.providerCreated ? 'created' : 'already there'}`,
+    `provider games: ${report.providerGamesCreated} created (${PROVIDER_GAMES.length} in the demo set)`,
+    `in-house games: ${report.gamesCreated} created (${IN_HOUSE_GAMES.map((game) => game.code).join(', ')})`,
+    report.player.created
+      ? `demo player: ${report.player.email}, password ${report.player.password}`
+      : `demo player: ${report.player.email} already there (password unchanged)`,
+    `demo funds: ${report.funded ? '1000.00 credited' : 'already credited'}`,
+  ];
+  return lines.join('\n');
+}
