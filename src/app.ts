@@ -12,6 +12,9 @@ import { PasswordResetService } from './modules/auth/password-reset.ts';
 import { registerAuthRoutes } from './modules/auth/routes.ts';
 import { AccountService } from './modules/auth/service.ts';
 import { registerBankRoutes } from './modules/banks/routes.ts';
+import { GameAdapters, type GameProviderAdapter } from './modules/games/adapters/adapter.ts';
+import { DemoAdapter } from './modules/games/adapters/demo.ts';
+import { registerGameWalletRoutes } from './modules/games/wallet-routes.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { builtInGateways } from './modules/payments/gateways/registry.ts';
@@ -56,6 +59,8 @@ export interface AppOptions {
   hashing?: HashingOptions;
   /** Where log lines go (stdout by default); tests read them to prove no secret is logged. */
   logStream?: NodeJS.WritableStream;
+  /** Game provider adapters besides the built-in `demo` (tests add one with another wire format). */
+  gameAdapters?: GameProviderAdapter[];
   /** Extra routes (the benchmark's bare and floor routes); registered like any other. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => void;
 }
@@ -184,6 +189,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerWithdrawalRoutes(app, ctx, new WithdrawalService(ctx, gateways.payouts));
   registerPayPageRoutes(app, ctx);
   registerReferralRoutes(app, ctx);
+  const gameAdapters = new GameAdapters([new DemoAdapter(), ...(options.gameAdapters ?? [])]);
+  registerGameWalletRoutes(app, ctx, gameAdapters);
   const storage = new LocalDiskStorage(config.dataDir);
   registerUploadRoutes(app, ctx, storage);
   registerStorageRoutes(app, storage);
