@@ -25,6 +25,8 @@ import {
   type WalletDriver,
 } from './helpers.ts';
 
+type BetCall = Extract<KitCall, { action: 'bet' }>;
+
 interface Table {
   provider: TestProvider;
   game: { id: number; code: string };
@@ -57,7 +59,7 @@ export function walletConformance(driver: WalletDriver): void {
       return { provider, game, player, launched, session: opened.answer.session! };
     }
 
-    const bet = (s: Table, amount: bigint, overrides: Partial<Extract<KitCall, { action: 'bet' }>> = {}): KitCall => ({
+    const bet = (s: Table, amount: bigint, overrides: Partial<BetCall> = {}): BetCall => ({
       action: 'bet',
       token: s.session,
       transactionId: id('bet'),
@@ -136,9 +138,9 @@ export function walletConformance(driver: WalletDriver): void {
       assert.deepEqual([changed.answer?.status, changed.answer?.balance], ['DUPLICATE_MISMATCH', 9_000n]);
       const asWin = await send(t, driver, s.provider, {
         action: 'win',
-        transactionId: call.action === 'bet' ? call.transactionId : '',
-        betTransactionId: call.action === 'bet' ? call.transactionId : '',
-        roundId: call.action === 'bet' ? call.roundId : '',
+        transactionId: call.transactionId,
+        betTransactionId: call.transactionId,
+        roundId: call.roundId,
         amount: 1_000n,
       });
       assert.equal(asWin.answer?.status, 'DUPLICATE_MISMATCH');
@@ -149,7 +151,7 @@ export function walletConformance(driver: WalletDriver): void {
     test('a win credits once with a `win` line and settles the round when it closes it; a win of 0 closes a lost round without a line', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
       await send(t, driver, s.provider, placed);
       const win: KitCall = {
         action: 'win',
@@ -165,7 +167,7 @@ export function walletConformance(driver: WalletDriver): void {
       assert.deepEqual([replay.answer?.status, replay.answer?.balance], ['OK', 11_550n]);
       assert.equal((await send(t, driver, s.provider, { ...win, amount: 1n })).answer?.status, 'DUPLICATE_MISMATCH');
 
-      const lost = bet(s, 300n) as Extract<KitCall, { action: 'bet' }>;
+      const lost = bet(s, 300n);
       await send(t, driver, s.provider, lost);
       const closed = await send(t, driver, s.provider, {
         action: 'win',
@@ -196,7 +198,7 @@ export function walletConformance(driver: WalletDriver): void {
     test('a win naming no bet is BET_NOT_FOUND and is not recorded: sent again after its bet arrived, it is paid', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
       const win: KitCall = {
         action: 'win',
         transactionId: id('win'),
@@ -219,7 +221,7 @@ export function walletConformance(driver: WalletDriver): void {
     test('a refund gives the stake back once with a `bet_refund` line and marks the round refunded; a win on it is BET_REFUNDED', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
       await send(t, driver, s.provider, placed);
       const refund: KitCall = { action: 'refund', transactionId: id('refund'), betTransactionId: placed.transactionId };
       const first = await send(t, driver, s.provider, refund);
@@ -247,7 +249,7 @@ export function walletConformance(driver: WalletDriver): void {
     test('a refund of a round that paid a win is BET_SETTLED and moves nothing', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
       await send(t, driver, s.provider, placed);
       await send(t, driver, s.provider, {
         action: 'win',
@@ -267,7 +269,7 @@ export function walletConformance(driver: WalletDriver): void {
     test('a refund before its bet answers OK and leaves a tombstone: the bet arriving later is BET_REFUNDED and moves nothing', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
       const refund = await send(t, driver, s.provider, {
         action: 'refund',
         transactionId: id('refund'),
@@ -305,7 +307,7 @@ export function walletConformance(driver: WalletDriver): void {
       const refund = await send(t, driver, s.provider, {
         action: 'refund',
         transactionId: id('refund'),
-        betTransactionId: call.action === 'bet' ? call.transactionId : '',
+        betTransactionId: call.transactionId,
       });
       assert.deepEqual([refund.answer?.status, refund.answer?.balance], ['OK', 1_500n]);
       assert.equal(await balanceOf(t.db, s.player.id), 1_500n);
@@ -342,8 +344,8 @@ export function walletConformance(driver: WalletDriver): void {
     test('after the session ended bets are TOKEN_EXPIRED, while wins and refunds are still applied', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
-      const other = bet(s, 400n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
+      const other = bet(s, 400n);
       await send(t, driver, s.provider, placed);
       await send(t, driver, s.provider, other);
       await endSession(t, s.launched.id);
@@ -424,7 +426,7 @@ export function walletConformance(driver: WalletDriver): void {
     test('a disabled player’s bets are PLAYER_DISABLED (for good), while their wins are paid', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
       await send(t, driver, s.provider, placed);
       await t.db.update(users).set({ status: 0 }).where(eq(users.id, s.player.id));
       const refusedBet = bet(s, 100n);
@@ -449,7 +451,7 @@ export function walletConformance(driver: WalletDriver): void {
     test('a disabled provider refuses every call with PROVIDER_DISABLED, unrecorded: enabled again, the same win is paid', async () => {
       const t = ctx();
       const s = await table(t);
-      const placed = bet(s, 1_000n) as Extract<KitCall, { action: 'bet' }>;
+      const placed = bet(s, 1_000n);
       await send(t, driver, s.provider, placed);
       await t.db.update(providers).set({ status: 0 }).where(eq(providers.id, s.provider.id));
       const win: KitCall = {
