@@ -95,6 +95,15 @@ language sql stable as $$
     p_row.id, false
 $$;
 
+-- Undoes the whole call when a concurrent delivery of it recorded first: the serialization
+-- failure code makes the caller try again (src/platform/db/client.ts, retrying), and the second
+-- try finds the first's record.
+create function provider_wallet_abort(p_reason text) returns void language plpgsql as $$
+begin
+  raise exception 'wallet call aborted: %', p_reason using errcode = '40001';
+end;
+$$;
+
 create function provider_wallet_enabled(p_provider_id bigint) returns boolean
 language sql stable as $$
   select exists (select 1 from providers p where p.id = p_provider_id and p.status = 1)
@@ -153,15 +162,17 @@ $$;
 -- balance with one `bet` line (key provider:<provider>:bet:<transaction id>), which also counts
 -- it into the withdrawal turnover, and adds it to the round. Refused, and recorded as refused:
 -- a token that is not a live money session, a disabled player, a game that is not the
--- session's or is disabled, another currency, a round of another player or game (or closed),
--- a stake above the balance (answered with the balance), a bet id a refund came before.
--- Each accepted bet moves the session's end forward (at most once a minute, so a spin does not
--- rewrite the session row each time).
+-- session's or is disabled, another currency, a stake above the balance (answered with the
+-- balance), a round of another player or game or one already closed, a bet id a refund came
+-- before. Each accepted bet moves the session's end forward (at most once a minute, so spins
+-- do not rewrite the session row each time).
 --
--- Every call of one player runs with that player's balance row locked, so the checks below are
--- decided on what is committed and cannot interleave with the player's other calls; two
--- deliveries of one call for different players (or for nobody) meet at the unique key instead,
--- and the later one aborts with 40001 (wallet_abort) so the caller retries and finds the first.
+-- The hot path of the wallet: the session, its player, game and provider are read in one
+-- statement, and the player's balance row is locked before anything is decided, so the funds
+-- check and the round cannot interleave with the player's other calls. Two deliveries of one
+-- call both get past the first look only when they run at once; the later one then fails at
+-- the unique key and aborts with 40001 (provider_wallet_abort), undoing all it did, and its retry is a
+-- replay.
 create function provider_wallet_bet(
   p_provider_id bigint,
   p_token_hash text,
@@ -175,7 +186,7 @@ create function provider_wallet_bet(
 declare
   v_answer provider_wallet_answer;
   v_row provider_transactions;
-  v_session game_sessions;
+  v_session record;
   v_round provider_bets;
   v_available bigint;
   v_bet_id bigint;
@@ -188,12 +199,19 @@ begin
   end if;
   v_answer.replayed := false;
   v_answer.session_issued := false;
-  if not provider_wallet_enabled(p_provider_id) then
+
+  select s.id, s.user_id, s.currency, s.demo, s.provider_game_id, s.expires_at, p.status as provider_status,
+      u.status as user_status, g.code = p_game and g.status = 1 as game_open
+    into v_session
+    from game_sessions s
+    join providers p on p.id = s.provider_id
+    join users u on u.id = s.user_id
+    join provider_games g on g.id = s.provider_game_id
+    where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id;
+  if v_session.id is null and not provider_wallet_enabled(p_provider_id) or v_session.provider_status = 0 then
     v_answer.outcome := 'PROVIDER_DISABLED';
     return v_answer;
   end if;
-
-  select s.* into v_session from game_sessions s where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id;
   if v_session.id is null or v_session.demo then
     if v_row.id is not null then
       return provider_wallet_replay(v_row, v_row.kind = 'bet');
@@ -204,46 +222,42 @@ begin
     v_answer.currency := v_session.currency;
     select b.amount into v_available from balances b
       where b.user_id = v_session.user_id and b.currency = v_session.currency for update;
-    v_available := coalesce(v_available, 0);
-    v_answer.balance := v_available;
-    -- Under the lock: a delivery of this call that was running meanwhile has committed now.
-    select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
-    if found and v_row.kind = 'bet' and v_row.amount is null then
+    v_answer.balance := coalesce(v_available, 0);
+    if v_row.id is not null then
       v_answer.outcome := v_row.outcome;
       v_answer.replayed := true;
       v_answer.transaction_ref := v_row.id;
       return v_answer;
-    elsif found then
-      return provider_wallet_replay(v_row, v_row.kind = 'bet' and v_row.amount = p_amount and v_row.currency = p_currency
-        and v_row.round_id = p_round_id);
     end if;
     if v_session.expires_at <= now() then
       v_answer.outcome := 'TOKEN_EXPIRED';
-    elsif (select u.status from users u where u.id = v_session.user_id) <> 1 then
+    elsif v_session.user_status <> 1 then
       v_answer.outcome := 'PLAYER_DISABLED';
-    elsif not exists (select 1 from provider_games g where g.id = v_session.provider_game_id and g.code = p_game and g.status = 1) then
+    elsif not v_session.game_open then
       v_answer.outcome := 'GAME_NOT_FOUND';
     elsif p_currency <> v_session.currency then
       v_answer.outcome := 'CURRENCY_MISMATCH';
+    elsif v_answer.balance < p_amount then
+      v_answer.outcome := 'INSUFFICIENT_FUNDS';
     else
-      select r.* into v_round from provider_bets r where r.provider_id = p_provider_id and r.round_id = p_round_id for update;
-      if v_round.id is not null and (v_round.user_id <> v_session.user_id or v_round.provider_game_id <> v_session.provider_game_id) then
-        v_answer.outcome := 'ROUND_MISMATCH';
-      elsif v_round.id is not null and v_round.status <> 0 then
-        v_answer.outcome := 'ROUND_CLOSED';
-      elsif v_available < p_amount then
-        v_answer.outcome := 'INSUFFICIENT_FUNDS';
+      -- A new round, or more stake in an open round of the same player and game.
+      insert into provider_bets as r (user_id, provider_id, provider_game_id, round_id, bet_amount, currency)
+        values (v_session.user_id, p_provider_id, v_session.provider_game_id, p_round_id, p_amount, v_session.currency)
+        on conflict (provider_id, round_id) do update set bet_amount = r.bet_amount + excluded.bet_amount, updated_at = now()
+          where r.user_id = excluded.user_id and r.provider_game_id = excluded.provider_game_id and r.status = 0
+        returning r.id into v_bet_id;
+      if v_bet_id is null then
+        select r.* into v_round from provider_bets r where r.provider_id = p_provider_id and r.round_id = p_round_id;
+        v_answer.outcome := case when v_round.user_id = v_session.user_id and v_round.provider_game_id = v_session.provider_game_id
+          then 'ROUND_CLOSED' else 'ROUND_MISMATCH' end;
       end if;
     end if;
   end if;
 
   if v_answer.outcome is null then
-    update game_sessions s set expires_at = now() + interval '30 minutes'
-      where s.id = v_session.id and s.expires_at < now() + interval '29 minutes';
-    insert into provider_bets as r (user_id, provider_id, provider_game_id, round_id, bet_amount, currency)
-      values (v_session.user_id, p_provider_id, v_session.provider_game_id, p_round_id, p_amount, v_session.currency)
-      on conflict (provider_id, round_id) do update set bet_amount = r.bet_amount + excluded.bet_amount, updated_at = now()
-      returning r.id into v_bet_id;
+    if v_session.expires_at < now() + interval '29 minutes' then
+      update game_sessions s set expires_at = now() + interval '30 minutes' where s.id = v_session.id;
+    end if;
     select a.balance_after into v_answer.balance from ledger_apply(v_session.user_id, v_session.currency, 'bet', -p_amount,
       'provider_bet', v_bet_id, 'Bet #' || v_bet_id, 'provider:' || p_provider_id || ':bet:' || p_transaction_id) a;
     v_answer.outcome := 'OK';
@@ -256,7 +270,7 @@ begin
     on conflict (provider_id, transaction_id) do nothing
     returning t.id into v_answer.transaction_ref;
   if not found then
-    perform wallet_abort('bet ' || p_transaction_id || ' was recorded by a concurrent call');
+    perform provider_wallet_abort('bet ' || p_transaction_id || ' was recorded by a concurrent call');
   end if;
   return v_answer;
 end;
@@ -350,7 +364,7 @@ begin
     on conflict (provider_id, transaction_id) do nothing
     returning t.id into v_answer.transaction_ref;
   if not found then
-    perform wallet_abort('win ' || p_transaction_id || ' was recorded by a concurrent call');
+    perform provider_wallet_abort('win ' || p_transaction_id || ' was recorded by a concurrent call');
   end if;
   v_answer.outcome := 'OK';
   return v_answer;
@@ -400,7 +414,7 @@ begin
       values (p_provider_id, p_bet_transaction_id, 'bet', 'BET_REFUNDED')
       on conflict (provider_id, transaction_id) do nothing;
     if not found then
-      perform wallet_abort('bet ' || p_bet_transaction_id || ' was recorded by a concurrent call');
+      perform provider_wallet_abort('bet ' || p_bet_transaction_id || ' was recorded by a concurrent call');
     end if;
   elsif v_bet.kind <> 'bet' then
     v_answer.outcome := 'BET_NOT_FOUND';
@@ -430,7 +444,7 @@ begin
     on conflict (provider_id, transaction_id) do nothing
     returning t.id into v_answer.transaction_ref;
   if not found then
-    perform wallet_abort('refund ' || p_transaction_id || ' was recorded by a concurrent call');
+    perform provider_wallet_abort('refund ' || p_transaction_id || ' was recorded by a concurrent call');
   end if;
   v_answer.outcome := 'OK';
   return v_answer;

@@ -335,10 +335,33 @@ export function walletConformance(driver: WalletDriver): void {
       const s = await table(t);
       const call = bet(s, 1_000n);
       const answers = await Promise.all(Array.from({ length: 20 }, () => send(t, driver, s.provider, call)));
-      assert.deepEqual(new Set(answers.map((sent) => sent.answer?.status)), new Set(['OK']));
+      assert.deepEqual(new Set(answers.map((sent) => sent.answer?.status)), new Set(['OK']), answers.map((a) => a.res.text).join('\n'));
       assert.equal(await balanceOf(t.db, s.player.id), 9_000n);
       const recorded = await t.db.select().from(providerTransactions).where(eq(providerTransactions.providerId, s.provider.id));
       assert.equal(recorded.filter((row) => row.kind === 'bet').length, 1);
+      assert.deepEqual(
+        (await rounds(t, s.provider.id)).map((round) => round.betAmount),
+        [1_000n],
+      );
+    });
+
+    test('bets and their refunds sent at once: whichever lands first, every stake ends where it began', async () => {
+      const t = ctx();
+      const s = await table(t);
+      const pairs = Array.from({ length: 10 }, () => bet(s, 1_000n));
+      const answers = await Promise.all(
+        pairs.flatMap((placed) => [
+          send(t, driver, s.provider, placed),
+          send(t, driver, s.provider, { action: 'refund', transactionId: id('refund'), betTransactionId: placed.transactionId }),
+        ]),
+      );
+      for (const [i, sent] of answers.entries()) {
+        const expected = i % 2 === 0 ? ['OK', 'BET_REFUNDED'] : ['OK'];
+        assert.ok(expected.includes(sent.answer?.status ?? sent.res.text), `${i}: ${sent.res.text}`);
+      }
+      assert.equal(await balanceOf(t.db, s.player.id), 10_000n);
+      const lines = await ledgerOf(t.db, s.player.id);
+      assert.equal(lines.filter((line) => line.type === 'bet').length, lines.filter((line) => line.type === 'bet_refund').length);
     });
 
     test('after the session ended bets are TOKEN_EXPIRED, while wins and refunds are still applied', async () => {

@@ -8,6 +8,7 @@ import { nestsDeeperThan } from '../../platform/input.ts';
 import {
   WALLET_ACTIONS,
   type GameAdapters,
+  type GameProviderAdapter,
   type WalletAction,
   type WalletAnswer,
   type WalletCall,
@@ -28,6 +29,19 @@ const ID = /^[1-9][0-9]{0,15}$/;
 const SESSION_TOKEN_LENGTH = 48;
 /** Deeper than any provider's body; shallow enough for jsonb to store. */
 const MAX_BODY_DEPTH = 16;
+/**
+ * How long a provider's adapter and decrypted secret are reused without reading them again. The
+ * wallet functions check the provider's status themselves, so this never lets a disabled
+ * provider through; a changed secret is read again as soon as a signature fails.
+ */
+const PROVIDER_TTL_MS = 5_000;
+
+interface KnownProvider {
+  row: WalletProvider;
+  /** The decrypted wallet secret; null when the provider has none. */
+  secret: string | null;
+  until: number;
+}
 
 export interface WalletRequest {
   /** The path's provider: its id or its code. */
@@ -64,6 +78,7 @@ export class GameWalletService {
   readonly #adapters: GameAdapters;
   readonly #statements: WalletStatements;
   readonly #providers: ProviderLookups;
+  readonly #known = new Map<string, KnownProvider>();
 
   constructor(ctx: AppContext, adapters: GameAdapters) {
     this.#ctx = ctx;
@@ -75,16 +90,17 @@ export class GameWalletService {
   async handle(request: WalletRequest): Promise<Record<string, unknown>> {
     const { action, rawBody, log } = request;
     if (!isWalletAction(action)) throw new NotFoundError();
-    const provider = await this.#provider(request.provider);
-    if (provider === undefined) throw new NotFoundError();
-    const adapter = this.#adapters.get(provider.adapter);
-    if (adapter === undefined) {
-      log.error({ provider: provider.code, adapter: provider.adapter }, 'wallet call for a provider whose adapter this instance lacks');
-      throw new NotFoundError();
+    let known = await this.#provider(request.provider, false);
+    let adapter: GameProviderAdapter;
+    try {
+      adapter = this.#authenticate(known, request);
+    } catch (error) {
+      // What was kept may be older than a change of secret or adapter: read it again, once.
+      if (!(error instanceof WebhookSignatureError)) throw error;
+      known = await this.#provider(request.provider, true);
+      adapter = this.#authenticate(known, request);
     }
-    // Without a secret nothing can be authenticated: the provider is refused whatever it sends.
-    if (provider.walletSecret === null) throw new WebhookSignatureError();
-    adapter.verify(rawBody, request.headers, this.#ctx.keys.decrypt(provider.walletSecret), new Date());
+    const provider = known!.row;
 
     let body: unknown;
     try {
@@ -94,18 +110,52 @@ export class GameWalletService {
     }
     if (nestsDeeperThan(body, MAX_BODY_DEPTH)) throw new BodyTooDeepError();
     const call = adapter.parseWalletCall(action, body);
-    const answer = provider.status === 1 ? await this.#apply(provider.id, call, rawBody) : refusal('PROVIDER_DISABLED');
+    // The wallet function decides on the provider's status as committed (PROVIDER_DISABLED).
+    const answer = await this.#apply(provider.id, call, rawBody);
     if (answer.status !== 'OK') log.info({ provider: provider.code, action, status: answer.status }, 'wallet call refused');
     return adapter.walletAnswer(call, answer, body);
   }
 
-  async #provider(reference: string): Promise<WalletProvider | undefined> {
+  /** The provider's adapter, once it verified the call's signature with the provider's secret. */
+  #authenticate(known: KnownProvider | undefined, request: WalletRequest): GameProviderAdapter {
+    if (known === undefined) throw new NotFoundError();
+    const adapter = this.#adapters.get(known.row.adapter);
+    if (adapter === undefined) {
+      request.log.error(
+        { provider: known.row.code, adapter: known.row.adapter },
+        'wallet call for a provider whose adapter this instance lacks',
+      );
+      throw new NotFoundError();
+    }
+    // Without a secret nothing can be authenticated: the provider is refused whatever it sends.
+    if (known.secret === null) throw new WebhookSignatureError();
+    adapter.verify(request.rawBody, request.headers, known.secret, new Date());
+    return adapter;
+  }
+
+  /** The provider the path names, by id or code; kept a few seconds (`fresh` reads it again). */
+  async #provider(reference: string, fresh: boolean): Promise<KnownProvider | undefined> {
+    const kept = this.#known.get(reference);
+    if (!fresh && kept !== undefined && kept.until > Date.now()) return kept;
+    let row: WalletProvider | undefined;
     if (ID.test(reference)) {
       const id = Number(reference);
-      return Number.isSafeInteger(id) ? (await this.#providers.byId.execute({ id }))[0] : undefined;
+      row = Number.isSafeInteger(id) ? (await this.#providers.byId.execute({ id }))[0] : undefined;
+    } else if (reference.length <= 64 && CODE.test(reference)) {
+      row = (await this.#providers.byCode.execute({ code: reference }))[0];
     }
-    if (reference.length > 64 || !CODE.test(reference)) return undefined;
-    return (await this.#providers.byCode.execute({ code: reference }))[0];
+    if (row === undefined) {
+      // Only providers that exist are kept, so the map is as small as the provider list.
+      this.#known.delete(reference);
+      return undefined;
+    }
+    const known = {
+      row,
+      secret: row.walletSecret === null ? null : this.#ctx.keys.decrypt(row.walletSecret),
+      until: Date.now() + PROVIDER_TTL_MS,
+    };
+    this.#known.set(reference, known);
+    return known;
   }
 
   /** One wallet function call, retried when the database rolled it back (a deadlock, or a concurrent delivery of the same call). */
@@ -157,8 +207,4 @@ export class GameWalletService {
       }
     }
   }
-}
-
-function refusal(status: WalletStatus): WalletAnswer {
-  return { status, balance: null, currency: null, transactionId: null, session: null };
 }
