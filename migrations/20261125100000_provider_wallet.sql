@@ -10,13 +10,17 @@
 
 -- One row per game round (contract section 5, "Provider bet"): what was staked, won and
 -- refunded in it. Status 0 open, 1 settled (a win closed it), 2 refunded (every bet of it).
--- No foreign key to providers or provider_games: a key check share-locks the parent row on
--- every insert, and every bet of a game would lock the same row (the ledger dropped its users
--- key for the same reason, 20261123100100). Neither can be deleted while a game session names
--- it, and every round began with a bet on a live session.
+--
+-- No foreign keys, here or in provider_transactions, on the bet path: a key check share-locks
+-- the parent row on every insert, a write of its own (WAL) on each bet, and every bet of one game
+-- or provider would lock the same row (the ledger dropped its users key for the same reason,
+-- 20261123100100). What they would guard is guarded already: a round's player has a balance with
+-- the round's `bet` line, and a balance keeps its user from being deleted; its provider and game
+-- are named by the game session the bet came through, which keeps them from being deleted; a
+-- transaction's round is written by the same call; rounds and transactions are never deleted.
 create table provider_bets (
   id bigint generated always as identity primary key,
-  user_id bigint not null references users (id) on delete restrict,
+  user_id bigint not null,
   provider_id bigint not null,
   provider_game_id bigint not null,
   round_id text not null check (length(round_id) between 1 and 100),
@@ -45,14 +49,13 @@ alter table provider_bets set (fillfactor = 85);
 --    (its bet arrived late, the provider was enabled again) is applied then.
 --  * A refund of a bet we never saw writes a tombstone for that bet's id (kind 'bet', outcome
 --    BET_REFUNDED, no amount, no payload): the bet, if it ever arrives, finds it and is refused.
--- user_id has no foreign key for the same reason as above (it is the round's player).
 create table provider_transactions (
   id bigint generated always as identity primary key,
   provider_id bigint not null,
   transaction_id text not null check (length(transaction_id) between 1 and 100),
   kind text not null check (kind in ('bet', 'win', 'refund')),
   user_id bigint,
-  provider_bet_id bigint references provider_bets (id) on delete restrict,
+  provider_bet_id bigint,
   round_id text,
   -- The bet a win or a refund names.
   bet_transaction_id text,
