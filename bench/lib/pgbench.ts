@@ -1,3 +1,6 @@
+// What the database benches share: pgbench on the same server as the reference figure, and the
+// CPU the bench database's backends spend (a figure that hardly moves when other work shares the
+// machine, unlike a rate).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type pg from 'pg';
