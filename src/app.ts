@@ -12,10 +12,12 @@ import { PasswordResetService } from './modules/auth/password-reset.ts';
 import { registerAuthRoutes } from './modules/auth/routes.ts';
 import { AccountService } from './modules/auth/service.ts';
 import { registerBankRoutes } from './modules/banks/routes.ts';
+import type { GameProviderAdapter } from './modules/games/adapters/adapter.ts';
 import { builtInAdapters } from './modules/games/adapters/registry.ts';
 import { registerCatalogueRoutes } from './modules/games/catalogue-routes.ts';
 import { LaunchService } from './modules/games/launch.ts';
 import { registerLaunchRoutes } from './modules/games/launch-routes.ts';
+import { registerGameWalletRoutes } from './modules/games/wallet-routes.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { builtInGateways } from './modules/payments/gateways/registry.ts';
@@ -62,6 +64,8 @@ export interface AppOptions {
   hashing?: HashingOptions;
   /** Where log lines go (stdout by default); tests read them to prove no secret is logged. */
   logStream?: NodeJS.WritableStream;
+  /** Game provider adapters besides the built-in `demo` (tests add one with another wire format). */
+  gameAdapters?: GameProviderAdapter[];
   /** Extra routes (the benchmark's bare and floor routes); registered like any other. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => void;
 }
@@ -194,7 +198,9 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerReferralRoutes(app, ctx);
   const storage = new LocalDiskStorage(config.dataDir);
   const gameAdapters = builtInAdapters();
+  for (const adapter of options.gameAdapters ?? []) gameAdapters.register(adapter);
   app.decorate('gameAdapters', gameAdapters);
+  registerGameWalletRoutes(app, ctx, gameAdapters);
   registerCatalogueRoutes(app, ctx, { adapters: gameAdapters, storage });
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
   registerUploadRoutes(app, ctx, storage);

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import type { GameProviderAdapter, Launch, LaunchRequest } from '../../src/modules/games/adapters/adapter.ts';
+import type {
+  GameProviderAdapter,
+  Launch,
+  LaunchRequest,
+  WalletAction,
+  WalletAnswer,
+  WalletCall,
+} from '../../src/modules/games/adapters/adapter.ts';
+import { DemoAdapter } from '../../src/modules/games/adapters/demo.ts';
 import { sha256 } from '../../src/platform/crypto.ts';
 import { one, rows } from '../../src/platform/db/client.ts';
 import { verifySignedBody } from '../../src/platform/signature.ts';
@@ -53,6 +61,17 @@ class TestAdapter implements GameProviderAdapter {
 
   verify(rawBody: string, headers: IncomingHttpHeaders, secret: string, now: Date): void {
     verifySignedBody(rawBody, headers, secret, now);
+  }
+
+  // Its wallet calls speak the built-in protocol; these tests are about launching.
+  readonly #protocol = new DemoAdapter();
+
+  parseWalletCall(action: WalletAction, body: unknown): WalletCall {
+    return this.#protocol.parseWalletCall(action, body);
+  }
+
+  walletAnswer(call: WalletCall, answer: WalletAnswer): Record<string, unknown> {
+    return this.#protocol.walletAnswer(call, answer);
   }
 }
 

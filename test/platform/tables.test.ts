@@ -11,8 +11,8 @@ import { rows, type Db } from '../../src/platform/db/client.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const SRC = new URL('../../src/', import.meta.url);
-// Where tables are declared, by convention: `tables.ts`, `table.ts` or `<what>-table.ts`.
-const TABLE_FILES = '**/{tables,table,*-table}.ts';
+// Where tables are declared, by convention: `tables.ts`, `table.ts`, `<what>-table.ts` or `<what>-tables.ts`.
+const TABLE_FILES = '**/{tables,table,*-table,*-tables}.ts';
 
 async function declaredTables(): Promise<Map<string, PgTable>> {
   const tables = new Map<string, PgTable>();

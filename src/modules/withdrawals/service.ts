@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../platform/context.ts';
 import { sha256 } from '../../platform/crypto.ts';
-import { isRetryable, type Db } from '../../platform/db/client.ts';
+import { retrying, type Db } from '../../platform/db/client.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { FieldCheck, formatUnits, percentOf } from '../../platform/money.ts';
 import type { PayoutGateways } from '../payments/gateways/payout.ts';
@@ -28,7 +28,6 @@ import { WITHDRAWAL_STATUS } from './tables.ts';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,100}$/;
 /** A settings change between reading and requesting makes `request_withdrawal` answer `stale`. */
 const SETTINGS_ATTEMPTS = 5;
-const RETRIES = 5;
 
 const STATUS_NAMES = ['pending', 'approved', 'paid', 'rejected', 'failed'];
 const ACTION_VERBS: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'completed', fail: 'failed' };
@@ -48,17 +47,6 @@ export interface PayoutWebhookResult {
   status: number;
   /** True when the notification changed nothing (a replay, or a state already reached). */
   duplicate: boolean;
-}
-
-/** A statement run on its own (no transaction) is tried again when the database rolled it back for a deadlock. */
-async function retrying<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= RETRIES || !isRetryable(error)) throw error;
-    }
-  }
 }
 
 /**

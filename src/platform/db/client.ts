@@ -89,6 +89,20 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>, attem
   }
 }
 
+/**
+ * A statement run on its own (no transaction, e.g. one money function call) is tried again when
+ * the database rolled it back for a serialization failure or a deadlock.
+ */
+export async function retrying<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || !isRetryable(error)) throw error;
+    }
+  }
+}
+
 /** A serialization failure or a deadlock: the work can be tried again from the start. */
 export function isRetryable(error: unknown): boolean {
   return RETRYABLE.has(errorCode(error) ?? '');

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Registry } from '../../../platform/registry.ts';
 
 /** What a launch asks of a provider's adapter. */
 export interface LaunchRequest {
@@ -19,7 +20,59 @@ export interface Launch {
   html: string | null;
 }
 
-export type WalletAction = 'balance' | 'bet' | 'win' | 'refund';
+export const WALLET_ACTIONS = ['balance', 'bet', 'win', 'refund'] as const;
+export type WalletAction = (typeof WALLET_ACTIONS)[number];
+
+/**
+ * The seamless wallet's outcomes, in our words (docs/games.md, "Seamless wallet"); the SQL
+ * functions of migrations/20261125100000_provider_wallet.sql answer them, adapters word them.
+ */
+export const WALLET_STATUSES = [
+  'OK',
+  'INVALID_TOKEN',
+  'TOKEN_EXPIRED',
+  'PLAYER_DISABLED',
+  'PROVIDER_DISABLED',
+  'GAME_NOT_FOUND',
+  'CURRENCY_MISMATCH',
+  'INSUFFICIENT_FUNDS',
+  'DUPLICATE_MISMATCH',
+  'BET_NOT_FOUND',
+  'BET_REFUNDED',
+  'BET_SETTLED',
+  'ROUND_MISMATCH',
+  'ROUND_CLOSED',
+] as const;
+export type WalletStatus = (typeof WALLET_STATUSES)[number];
+
+/** A wallet callback in our terms, as an adapter reads it from its provider's wire format. Money in cents. */
+export type WalletCall =
+  /** The player's balance; with a launch token, its single redemption (a session token is issued). */
+  | { action: 'balance'; token: string }
+  | { action: 'bet'; token: string; transactionId: string; roundId: string; game: string; amount: bigint; currency: string }
+  | {
+      action: 'win';
+      transactionId: string;
+      betTransactionId: string;
+      roundId: string;
+      amount: bigint;
+      currency: string;
+      roundClosed: boolean;
+    }
+  /** Gives the named bet's stake back. */
+  | { action: 'refund'; transactionId: string; betTransactionId: string };
+
+/** What the wallet answers a call, in our terms, for the adapter to word. */
+export interface WalletAnswer {
+  status: WalletStatus;
+  /** Cents: after the call, or now for a refusal or a replay; null when no player is known. */
+  balance: bigint | null;
+  currency: string | null;
+  /** Our id of the recorded money call; null when nothing was recorded. */
+  transactionId: string | null;
+  /** The session token a launch token's redemption issued; later calls carry it. */
+  session: string | null;
+}
 
 /**
  * One game provider's protocol. Adapters translate the provider's wire format and signatures
@@ -34,29 +87,17 @@ export interface GameProviderAdapter {
   launch(request: LaunchRequest): Promise<Launch>;
   /**
    * Authenticates a wallet callback from its raw body and headers with the provider's secret
-   * (throws WebhookSignatureError). The seamless-wallet part of this interface (parsing a call
-   * and wording its answer) is declared with the wallet service.
+   * (throws WebhookSignatureError), before anything else reads the body.
    */
   verify(rawBody: string, headers: IncomingHttpHeaders, secret: string, now: Date): void;
+  /**
+   * Reads a verified callback (its JSON body) in our terms; throws ValidationError (422) for a
+   * body it cannot read. It never decides an outcome: that is the wallet's.
+   */
+  parseWalletCall(action: WalletAction, body: unknown): WalletCall;
+  /** The body of the HTTP 200 answer to `call`, in the provider's words (`body` is the request, for echoes). */
+  walletAnswer(call: WalletCall, answer: WalletAnswer, body: unknown): Record<string, unknown>;
 }
 
 /** The adapters this instance knows, by code; `demo` is the default of a provider without one. */
-export class GameAdapters<A extends GameProviderAdapter = GameProviderAdapter> {
-  readonly #byCode = new Map<string, A>();
-
-  constructor(adapters: A[] = []) {
-    for (const adapter of adapters) this.register(adapter);
-  }
-
-  register(adapter: A): void {
-    this.#byCode.set(adapter.code, adapter);
-  }
-
-  get(code: string): A | undefined {
-    return this.#byCode.get(code);
-  }
-
-  codes(): string[] {
-    return [...this.#byCode.keys()];
-  }
-}
+export class GameAdapters extends Registry<GameProviderAdapter> {}

@@ -1,0 +1,217 @@
+// `node bench/provider-bets.ts`: throughput of seamless-wallet `bet` callbacks on PostgreSQL —
+// signed with the provider's secret, verified on the raw body, read by the demo adapter, applied
+// by `provider_wallet_bet` (session, player, game and funds checks, the round, one `bet` line,
+// the call's record with its payload) — from many players, against `pgbench -b tpcb-like` on the
+// same server in the same run (issue 9: at least 60 %). The server runs in its own process
+// (bench/lib/server.ts); autocannon drives it from this one.
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { verifyLedger } from '../src/modules/wallet/verify.ts';
+import { Keyring, sha256 } from '../src/platform/crypto.ts';
+import { openDatabase } from '../src/platform/db/client.ts';
+import { signBody } from '../src/platform/signature.ts';
+import { benchDatabase } from './lib/database.ts';
+import { median } from './lib/load.ts';
+import { cpuSince, databaseCpu, pgbenchRunner } from './lib/pgbench.ts';
+import { startServer } from './lib/server.ts';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '20000' },
+    warmup: { type: 'string', default: '3000' },
+    players: { type: 'string', default: '1000' },
+    connections: { type: 'string', default: '20' },
+    'pgbench-clients': { type: 'string', default: '10' },
+    'pgbench-scale': { type: 'string', default: '10' },
+    'pgbench-seconds': { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const count = (name: keyof typeof values): number => {
+  const value = Number(values[name]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--${name} must be a positive whole number.`);
+    process.exit(2);
+  }
+  return value;
+};
+const measured = count('requests');
+const warmup = count('warmup');
+const players = count('players');
+const connections = count('connections');
+const rounds = count('rounds');
+const APP_KEY = randomBytes(32);
+const SECRET = 'bench-provider-wallet-secret';
+const GAME = 'bench-slot';
+const STAKE = 0.01;
+const FUNDS_CENTS = 100_000_000;
+
+const database = await benchDatabase({ name: 'croupier_bench_provider_bets' });
+const server = await startServer({
+  databaseUrl: database.databaseUrl,
+  dataDir: database.dataDir,
+  env: { APP_KEY: `base64:${APP_KEY.toString('base64')}` },
+  execArgv: process.env.CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`],
+});
+let failed = false;
+try {
+  const client = new pg.Client({ connectionString: database.databaseUrl });
+  await client.connect();
+  // The catalogue, players, funds and redeemed sessions are written directly: the bench is about
+  // betting. Money still arrives through the ledger function, as any credit does.
+  const provider = (
+    await client.query<{ id: string }>(
+      `insert into providers (name, code, adapter, wallet_secret) values ('Bench', 'bench', 'demo', $1) returning id`,
+      [new Keyring(APP_KEY).encrypt(SECRET)],
+    )
+  ).rows[0]!.id;
+  await client.query(`insert into provider_games (provider_id, name, slug, code) values ($1, 'Bench slot', 'bench-slot', $2)`, [
+    provider,
+    GAME,
+  ]);
+  await client.query(
+    `insert into users (name, email, password, remember_nonce)
+     select 'Player ' || g, 'player' || g || '@bench.test', 'x', md5(g::text) from generate_series(1, $1::int) g`,
+    [players],
+  );
+  await client.query(
+    `select ledger_apply(id, 'BRL', 'adjustment', $1::bigint, null, null, 'bench funds', 'bench-fund:' || id) from users`,
+    [FUNDS_CENTS],
+  );
+  const tokens = Array.from({ length: players }, (_, i) => `bench${i}${randomBytes(16).toString('hex')}`);
+  await client.query(
+    `insert into game_sessions (launch_token_hash, session_token_hash, user_id, provider_id, provider_game_id, currency,
+       launch_expires_at, redeemed_at, expires_at)
+     select 'launch-' || u.id, t.hash, u.id, $2::bigint, g.id, 'BRL', now(), now(), now() + interval '30 minutes'
+     from unnest($1::text[]) with ordinality t(hash, n)
+     join (select id, row_number() over (order by id) as n from users) u on u.n = t.n
+     cross join (select id from provider_games where code = $3) g`,
+    [tokens.map(sha256), provider, GAME],
+  );
+  await client.query('vacuum analyze');
+
+  // Bodies and signatures are made before each run, players in turn, so the load generator
+  // spends its CPU on sending, as pgbench's client does (signatures stay inside the 300 s window).
+  let next = 0;
+  const signed = (amount: number) => {
+    const at = Math.floor(Date.now() / 1000);
+    return Array.from({ length: amount }, () => {
+      const n = next++;
+      const body = JSON.stringify({
+        token: tokens[n % players],
+        transaction_id: `bet-${n}`,
+        round_id: `round-${n}`,
+        game: GAME,
+        amount: STAKE,
+        currency: 'BRL',
+      });
+      return { body, signature: signBody(SECRET, body, at) };
+    });
+  };
+  // autocannon settles on its one-second tick, not at the last answer: the clock stops at the last answer.
+  let lastAnswer = 0n;
+  let refused = 0;
+  const run = (amount: number) => {
+    const requests = signed(amount);
+    let index = 0;
+    return new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
+        {
+          url: `${server.url}/api/providers/${provider}/wallet/bet`,
+          connections,
+          amount,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (request) => {
+                const { body, signature } = requests[index++ % requests.length]!;
+                return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
+              },
+              onResponse: (_status, body) => {
+                if (!body.includes('"status":"OK"')) refused += 1;
+              },
+            },
+          ],
+        },
+        (error, result) => (error ? reject(error as Error) : resolve(result)),
+      );
+      instance.on('response', () => {
+        lastAnswer = process.hrtime.bigint();
+      });
+    });
+  };
+
+  // Rounds alternate the two measurements so drift of this machine's load hits both alike;
+  // each figure is the median of its rounds.
+  const pgbench = pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
+  const warm = await run(warmup);
+  let failures = warm.non2xx + warm.errors + warm.timeouts;
+  const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }[] = [];
+  const theirs: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const cpuBefore = await server.cpu();
+    const dbCpuBefore = await databaseCpu(client);
+    const started = process.hrtime.bigint();
+    const result = await run(measured);
+    const elapsed = Number(lastAnswer - started) / 1e9;
+    const cpu = (await server.cpu()) - cpuBefore;
+    const dbCpu = cpuSince(dbCpuBefore, await databaseCpu(client));
+    failures += result.non2xx + result.errors + result.timeouts;
+    ours.push({
+      rate: result.requests.total / elapsed,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      cpuMs: cpu / result.requests.total / 1000,
+      dbCpuMs: dbCpu / result.requests.total,
+    });
+    theirs.push(pgbench());
+    console.error(`round ${round}: ${ours.at(-1)!.rate.toFixed(0)} bets/s, pgbench ${theirs.at(-1)!.toFixed(0)} tps`);
+  }
+  const perSecond = median(ours.map((round) => round.rate));
+  const pgbenchTps = median(theirs);
+  const share = perSecond / pgbenchTps;
+
+  const check = await client.query<{ lines: string; rounds: string; calls: string }>(
+    `select (select count(*) from ledger_entries where type = 'bet') as lines,
+      (select count(*) from provider_bets) as rounds,
+      (select count(*) from provider_transactions where outcome = 'OK' and payload is not null) as calls`,
+  );
+  await client.end();
+  const verifier = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
+  const report = await verifyLedger(verifier.db);
+  await verifier.close();
+
+  const expected = warmup + rounds * measured;
+  console.log(`seamless-wallet bets on ${database.label}`);
+  console.log(
+    `${players} players with a session each, ${connections} connections, ${warmup} warm-up bets, then ${rounds} rounds of ${measured} bets and pgbench (medians)\n`,
+  );
+  console.log(
+    `POST /api/providers/:provider/wallet/bet (signed): ${perSecond.toFixed(0)} bets/s (p50 ${median(ours.map((r) => r.p50))} ms, p99 ${median(ours.map((r) => r.p99))} ms, server CPU ${median(ours.map((r) => r.cpuMs)).toFixed(2)} ms and database CPU ${median(ours.map((r) => r.dbCpuMs)).toFixed(2)} ms per bet)`,
+  );
+  console.log(`pgbench -b tpcb-like:                              ${pgbenchTps.toFixed(0)} tps`);
+  console.log(`share of pgbench:                                  ${(share * 100).toFixed(1)} % (target ≥ 60 %)\n`);
+  const row = check.rows[0]!;
+  console.log(`bet lines: ${row.lines}, rounds: ${row.rounds}, recorded calls: ${row.calls}, refused: ${refused}, failures: ${failures}`);
+  console.log(
+    `ledger:verify: ${report.problems.length === 0 ? 'every balance matches its ledger' : `${report.problems.length} difference(s)`}`,
+  );
+  if (
+    failures > 0 ||
+    refused > 0 ||
+    [row.lines, row.rounds, row.calls].some((value) => Number(value) !== expected) ||
+    report.problems.length > 0
+  ) {
+    console.error(`INVALID RUN: expected ${expected} accepted bets with their lines, rounds and records, no failures and a clean ledger.`);
+    failed = true;
+  } else if (share < 0.6) {
+    console.error('BELOW TARGET: wallet bets reached less than 60 % of pgbench.');
+    failed = true;
+  }
+} finally {
+  await server.stop();
+  await database.cleanup();
+}
+process.exit(failed ? 1 : 0);

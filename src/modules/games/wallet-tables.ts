@@ -1,0 +1,52 @@
+import { jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
+import { cents, instant, int8 } from '../../platform/db/columns.ts';
+
+/** migrations/20261125100000_provider_wallet.sql: one row per game round. */
+export const providerBets = pgTable(
+  'provider_bets',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    // No foreign keys on the bet path: see the migration.
+    userId: int8('user_id').notNull(),
+    providerId: int8('provider_id').notNull(),
+    providerGameId: int8('provider_game_id').notNull(),
+    roundId: text('round_id').notNull(),
+    betAmount: cents('bet_amount').notNull(),
+    winAmount: cents('win_amount').notNull().default(0n),
+    /** Stakes given back by refunds; not in the record (the status says refunded). */
+    refundAmount: cents('refund_amount').notNull().default(0n),
+    currency: text('currency').notNull(),
+    /** 0 open, 1 settled, 2 refunded. */
+    status: smallint('status').notNull().default(0),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+    settledAt: instant('settled_at'),
+  },
+  (table) => [unique('provider_bets_round_unique').on(table.providerId, table.roundId)],
+);
+
+export const PROVIDER_BET_STATUS = { open: 0, settled: 1, refunded: 2 } as const;
+
+/** Every money call by the provider's transaction id, with the raw signed body kept for disputes. */
+export const providerTransactions = pgTable(
+  'provider_transactions',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    providerId: int8('provider_id').notNull(),
+    transactionId: text('transaction_id').notNull(),
+    kind: text('kind').$type<'bet' | 'win' | 'refund'>().notNull(),
+    userId: int8('user_id'),
+    providerBetId: int8('provider_bet_id'),
+    roundId: text('round_id'),
+    betTransactionId: text('bet_transaction_id'),
+    amount: cents('amount'),
+    currency: text('currency'),
+    outcome: text('outcome').notNull(),
+    payload: jsonb('payload'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (table) => [unique('provider_transactions_unique').on(table.providerId, table.transactionId)],
+);
+
+export type ProviderBet = typeof providerBets.$inferSelect;
+export type ProviderTransaction = typeof providerTransactions.$inferSelect;

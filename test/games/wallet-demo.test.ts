@@ -1,0 +1,4 @@
+import { demoDriver } from './helpers.ts';
+import { walletConformance } from './conformance.ts';
+
+walletConformance(demoDriver);
