@@ -4,7 +4,7 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Config } from './config.ts';
 import { registerAccessRoutes } from './modules/access/routes.ts';
@@ -37,6 +37,7 @@ import { WalletService } from './modules/wallet/service.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import { LocalInvalidationBus } from './platform/cache/invalidation.ts';
 import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
+import { loggableUrl } from './platform/log-safety.ts';
 import type { AppContext } from './platform/context.ts';
 import { BodyTooDeepError } from './platform/errors.ts';
 import { Keyring } from './platform/crypto.ts';
@@ -91,6 +92,16 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
           'res.headers["set-cookie"]',
         ],
         censor: '[redacted]',
+      },
+      serializers: {
+        // Fastify's own request fields, with credentials in the query string (a launch token) redacted.
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          url: loggableUrl(request.url),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
       },
     },
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,

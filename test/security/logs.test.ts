@@ -6,6 +6,7 @@ import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { one } from '../../src/platform/db/client.ts';
 import { loggableError } from '../../src/platform/log-safety.ts';
 import { currentTotp, uniqueEmail, useApp } from '../helpers/app.ts';
+import { createGame, createProvider } from '../games/support.ts';
 
 const lines: string[] = [];
 const stream = new PassThrough();
@@ -50,6 +51,21 @@ describe('the log', () => {
     ]) {
       assert.equal(log.includes(secretValue), false, `the log contains a secret (${secretValue.slice(0, 6)}…)`);
     }
+  });
+
+  test('a game launch token never reaches the log, though the demo page is opened with it in its URL', async () => {
+    const admin = (await ctx().withRole('super-admin')).client;
+    const provider = await createProvider(admin, { wallet_secret: 'a-wallet-secret-of-the-demo' });
+    const game = await createGame(admin, provider.id);
+    const player = await ctx().player();
+    const launched = await player.client.get(`/api/provider-games/${game.id}/launch`);
+    assert.equal(launched.status, 200, launched.text);
+    const { url, token } = (launched.json as { data: { url: string; token: string } }).data;
+    const page = await player.client.get(new URL(url).pathname + new URL(url).search);
+    assert.equal(page.status, 200);
+    const log = lines.join('\n');
+    assert.ok(log.includes('/games/demo/play?token=[redacted]'), 'the page request was logged, its token redacted');
+    assert.equal(log.includes(token), false, 'the log contains the launch token');
   });
 
   test('a failed query is logged without its parameters', () => {
