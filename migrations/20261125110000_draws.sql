@@ -86,6 +86,8 @@ $$;
 create table draws (
   id bigint generated always as identity primary key,
   game_id bigint not null references games (id) on delete restrict,
+  -- The game's type when the draw opened: what its result is read as, even if the game changes type.
+  type text not null,
   -- YYYYMMDD-NNNN: the UTC day of the draw and its number that day for the game.
   period text not null check (period ~ '^[0-9]{8}-[0-9]{4,5}$'),
   status smallint not null default 0 check (status between 0 and 4),
@@ -174,21 +176,21 @@ create table draw_refunds (
 );
 
 -- THE one way a draw bet is placed (POST /api/games/:game/bets, one round trip). The caller
--- brings the odds and the limits it read from the game's settings with the game's updated_at
--- (p_game_version); a game changed since answers `stale`. The draw must be open at p_now (the
+-- checked the selection and the amount against the game's type and settings and brings the odds
+-- they give, with the type and settings it read; a game changed since answers `stale`. The draw must be open at p_now (the
 -- app's clock) and is share-locked, so closing, drawing and cancelling wait for bets in flight
 -- and no bet lands in a draw already drawn. The stake leaves the balance with one `bet` line
 -- (key `draw-bet:<id>`) in the same transaction; a shortfall raises WL001 from ledger_apply.
 --
--- outcome 'placed' / 'replayed' (the request key was used before with the same digest; nothing
---   moved): bet_id and the bet as JSON. 'key_reused': the key named another request.
--- 'unknown' (no such game, or disabled), 'maintenance', 'stale', 'closed' (no draw open for
---   bets now, or not the one p_draw_id names): nothing moved; draw_id, period and opens_in_s
---   name the next draw when one is open.
+-- outcome 'placed' (bet_id, draw_id, period) / 'replayed' (the request key was used before with
+--   the same digest; nothing moved; bet_id is the first bet). 'key_reused': the key named another
+--   request. 'unknown' (no such game, or disabled), 'maintenance', 'stale', 'closed' (no draw
+--   open for bets at p_now, or not the one p_draw_id names): nothing moved.
 create function place_draw_bet(
   p_user_id bigint,
   p_game_id bigint,
-  p_game_version timestamptz,
+  p_game_type text,
+  p_game_settings jsonb,
   p_draw_id bigint,
   p_selection text,
   p_amount bigint,
@@ -200,8 +202,7 @@ create function place_draw_bet(
   out outcome text,
   out bet_id bigint,
   out draw_id bigint,
-  out period text,
-  out bet json
+  out period text
 ) language plpgsql as $$
 #variable_conflict use_column
 declare
@@ -218,7 +219,7 @@ begin
     end if;
   end if;
 
-  select g.status, g.updated_at, g.code into v_game from games g where g.id = p_game_id;
+  select g.status, g.type, g.settings, g.code into v_game from games g where g.id = p_game_id;
   if not found or v_game.status = 0 then
     outcome := 'unknown';
     return;
@@ -227,7 +228,7 @@ begin
     outcome := 'maintenance';
     return;
   end if;
-  if v_game.updated_at <> p_game_version then
+  if v_game.type <> p_game_type or v_game.settings <> p_game_settings then
     outcome := 'stale';
     return;
   end if;
@@ -244,7 +245,7 @@ begin
   insert into draw_bets as b (draw_id, game_id, user_id, selection, amount, odds, currency, request_key, request_digest)
     values (v_draw.id, p_game_id, p_user_id, p_selection, p_amount, p_odds, p_currency, p_request_key, p_request_digest)
     on conflict (user_id, request_key) where request_key is not null do nothing
-    returning b.id, to_json(b) into bet_id, bet;
+    returning b.id into bet_id;
   if not found then
     -- A concurrent request with the same key committed first: answer as its replay would.
     select b.id, b.request_digest into bet_id, v_digest from draw_bets b

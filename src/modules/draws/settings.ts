@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../../platform/errors.ts';
 import { formatUnits, moneyProblem, toUnits } from '../../platform/money.ts';
-import { maxOdds, type GameType, type Odds } from './types/game-type.ts';
+import { maxOdds, oddsUnits, type GameType, type Odds } from './types/game-type.ts';
 import { GAME_TYPES, gameType } from './types/registry.ts';
 
 /**
@@ -45,7 +45,7 @@ export function settingsJson(settings: DrawSettings): Record<string, unknown> {
     close_before_s: settings.closeBeforeS,
     min_bet: toUnits(settings.minBet),
     max_bet: toUnits(settings.maxBet),
-    odds: Object.fromEntries(Object.entries(settings.odds).map(([code, odds]) => [code, odds / 100])),
+    odds: Object.fromEntries(Object.entries(settings.odds).map(([code, odds]) => [code, oddsUnits(odds)])),
   };
 }
 

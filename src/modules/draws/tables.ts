@@ -12,6 +12,8 @@ export const draws = pgTable(
     gameId: int8('game_id')
       .notNull()
       .references(() => games.id, { onDelete: 'restrict' }),
+    /** The game's type when the draw opened: what its result is read as. */
+    type: text('type').notNull(),
     period: text('period').notNull(),
     status: smallint('status').notNull().default(0),
     opensAt: instant('opens_at').notNull(),

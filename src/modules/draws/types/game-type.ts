@@ -37,6 +37,11 @@ export interface GameType {
   winning(result: DrawResult): string[];
 }
 
+/** Odds as JSON carries them: 195 → 1.95 (display only; arithmetic stays in hundredths). */
+export function oddsUnits(odds: Odds): number {
+  return odds / 100;
+}
+
 /** Payout of a winning bet: odds × amount, half-up to the cent, in integers (contract section 4). */
 export function payoutOf(amount: bigint, odds: Odds): bigint {
   return (amount * BigInt(odds) + 50n) / 100n;
