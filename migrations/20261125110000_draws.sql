@@ -109,6 +109,8 @@ create table draws (
   bets_count integer not null default 0 check (bets_count >= 0),
   bets_total bigint not null default 0 check (bets_total >= 0),
   payout_total bigint not null default 0 check (payout_total >= 0),
+  -- The last bet id settled: settle_draw goes through a draw's bets in id order, in batches.
+  settled_through bigint not null default 0,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   constraint draws_game_period_unique unique (game_id, period),
@@ -149,9 +151,11 @@ create unique index draw_bets_request_key_unique on draw_bets (user_id, request_
 -- What a drawn bet came to: one row per bet (its id is the bet's), status 1 won (payout = odds ×
 -- amount, half-up to the cent, credited by a `win` line keyed `draw-bet:<id>:win`) or 2 lost
 -- (payout 0). draw, game and user are the bet's, copied so a record reads alone; admin filters on
--- them go through the bet's indexes, so settling writes no index here but the key.
+-- them go through the bet's indexes, so settling writes no index here but the key. No foreign
+-- key: rows are written only by settle_draw from the bet rows it reads in the same statement
+-- (bets are never deleted), and a check per row would cost a fifth of a settlement.
 create table draw_settlements (
-  id bigint primary key references draw_bets (id) on delete restrict,
+  id bigint primary key,
   draw_id bigint not null,
   game_id bigint not null,
   user_id bigint not null,
@@ -164,9 +168,9 @@ create table draw_settlements (
 );
 
 -- A bet of a cancelled draw, given back: one row per bet (its id is the bet's), credited by a
--- `bet_refund` line keyed `draw-bet:<id>:refund`.
+-- `bet_refund` line keyed `draw-bet:<id>:refund`. Written only by cancel_draw, from the bets.
 create table draw_refunds (
-  id bigint primary key references draw_bets (id) on delete restrict,
+  id bigint primary key,
   draw_id bigint not null,
   game_id bigint not null,
   user_id bigint not null,
@@ -279,6 +283,8 @@ create function settle_draw(
 #variable_conflict use_column
 declare
   v_draw record;
+  v_more boolean;
+  v_last bigint;
   v_stakes bigint;
   v_users bigint[];
   v_currencies text[];
@@ -287,7 +293,7 @@ declare
   v_descriptions text[];
   v_keys text[];
 begin
-  select d.status, d.period, d.winning, g.code as game_code into v_draw
+  select d.status, d.period, d.winning, d.settled_through, g.code as game_code into v_draw
     from draws d join games g on g.id = d.game_id where d.id = p_draw_id for update of d;
   if not found then
     outcome := 'unknown';
@@ -298,37 +304,44 @@ begin
     return;
   end if;
 
+  -- Bets are settled in id order, so the draw's `settled_through` (the last bet id settled, in
+  -- the same transaction) is where the next batch starts; one bet past the batch says whether
+  -- any is left.
+  select count(*) > p_limit into v_more from (
+    select 1 from draw_bets b where b.draw_id = p_draw_id and b.id > v_draw.settled_through order by b.id limit p_limit + 1
+  ) ahead;
   with picked as (
     select b.id, b.game_id, b.user_id, b.currency, b.amount, b.odds, v_draw.winning ? b.selection as won
       from draw_bets b
-      where b.draw_id = p_draw_id and not exists (select 1 from draw_settlements s where s.id = b.id)
+      where b.draw_id = p_draw_id and b.id > v_draw.settled_through
       order by b.id limit p_limit
   ), written as (
     insert into draw_settlements (id, draw_id, game_id, user_id, currency, amount, payout, status)
       select p.id, p_draw_id, p.game_id, p.user_id, p.currency, p.amount,
           case when p.won then (p.amount * p.odds + 50) / 100 else 0 end, case when p.won then 1 else 2 end
-        from picked p order by p.id
+        from picked p
       on conflict (id) do nothing
       returning id, user_id, currency, amount, payout
   )
-  select count(*), coalesce(sum(w.amount), 0), coalesce(sum(w.payout), 0),
-      array_agg(w.user_id order by w.id) filter (where w.payout > 0),
-      array_agg(w.currency order by w.id) filter (where w.payout > 0),
-      array_agg(w.payout order by w.id) filter (where w.payout > 0),
-      array_agg(w.id order by w.id) filter (where w.payout > 0),
-      array_agg('Win: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period order by w.id) filter (where w.payout > 0),
-      array_agg('draw-bet:' || w.id || ':win' order by w.id) filter (where w.payout > 0)
-    into settled, v_stakes, paid, v_users, v_currencies, v_payouts, v_ids, v_descriptions, v_keys
+  -- One pass builds every array, so their elements stay together whatever order the rows come in.
+  select count(*), coalesce(sum(w.amount), 0), coalesce(sum(w.payout), 0), max(w.id),
+      array_agg(w.user_id) filter (where w.payout > 0),
+      array_agg(w.currency) filter (where w.payout > 0),
+      array_agg(w.payout) filter (where w.payout > 0),
+      array_agg(w.id) filter (where w.payout > 0),
+      array_agg('Win: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period) filter (where w.payout > 0),
+      array_agg('draw-bet:' || w.id || ':win') filter (where w.payout > 0)
+    into settled, v_stakes, paid, v_last, v_users, v_currencies, v_payouts, v_ids, v_descriptions, v_keys
     from written w;
   won := coalesce(cardinality(v_keys), 0);
   perform ledger_credit_many('win', 'draw_bet', v_users, v_currencies, v_payouts, v_ids, v_descriptions, v_keys);
 
   update draws d set bets_count = d.bets_count + settled, bets_total = d.bets_total + v_stakes,
-      payout_total = d.payout_total + paid, updated_at = now(),
-      status = case when settled < p_limit then 3 else d.status end,
-      settled_at = case when settled < p_limit then now() else d.settled_at end
+      payout_total = d.payout_total + paid, settled_through = coalesce(v_last, d.settled_through), updated_at = now(),
+      status = case when v_more then d.status else 3 end,
+      settled_at = case when v_more then d.settled_at else now() end
     where d.id = p_draw_id;
-  outcome := case when settled < p_limit then 'settled' else 'partial' end;
+  outcome := case when v_more then 'partial' else 'settled' end;
 end;
 $$;
 
@@ -377,10 +390,10 @@ begin
       returning id, user_id, currency, amount
   )
   select count(*), coalesce(sum(w.amount), 0),
-      array_agg(w.user_id order by w.id), array_agg(w.currency order by w.id), array_agg(w.amount order by w.id),
-      array_agg(w.id order by w.id),
-      array_agg('Refund: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period || ' (draw cancelled)' order by w.id),
-      array_agg('draw-bet:' || w.id || ':refund' order by w.id)
+      array_agg(w.user_id), array_agg(w.currency), array_agg(w.amount),
+      array_agg(w.id),
+      array_agg('Refund: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period || ' (draw cancelled)'),
+      array_agg('draw-bet:' || w.id || ':refund')
     into refunded, v_stakes, v_users, v_currencies, v_amounts, v_ids, v_descriptions, v_keys
     from written w;
   perform ledger_credit_many('bet_refund', 'draw_bet', v_users, v_currencies, v_amounts, v_ids, v_descriptions, v_keys);

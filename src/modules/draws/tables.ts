@@ -34,6 +34,8 @@ export const draws = pgTable(
     betsCount: integer('bets_count').notNull().default(0),
     betsTotal: cents('bets_total').notNull().default(0n),
     payoutTotal: cents('payout_total').notNull().default(0n),
+    /** The last bet id settled (settle_draw works through a draw's bets in id order). */
+    settledThrough: int8('settled_through').notNull().default(0),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
@@ -64,9 +66,7 @@ export const drawBets = pgTable('draw_bets', {
 
 /** One per drawn bet, id = the bet's id; status 1 won, 2 lost. */
 export const drawSettlements = pgTable('draw_settlements', {
-  id: int8('id')
-    .primaryKey()
-    .references(() => drawBets.id, { onDelete: 'restrict' }),
+  id: int8('id').primaryKey(),
   drawId: int8('draw_id').notNull(),
   gameId: int8('game_id').notNull(),
   userId: int8('user_id').notNull(),
@@ -79,9 +79,7 @@ export const drawSettlements = pgTable('draw_settlements', {
 
 /** One per bet of a cancelled draw, id = the bet's id. */
 export const drawRefunds = pgTable('draw_refunds', {
-  id: int8('id')
-    .primaryKey()
-    .references(() => drawBets.id, { onDelete: 'restrict' }),
+  id: int8('id').primaryKey(),
   drawId: int8('draw_id').notNull(),
   gameId: int8('game_id').notNull(),
   userId: int8('user_id').notNull(),
