@@ -46,7 +46,7 @@ export interface OutcomeDerivation {
 
 /** The outcome number of a draw: uniform over 0 … outcomes − 1, as described above. */
 export function outcomeNumber(seed: string, period: string, outcomes: number): OutcomeDerivation {
-  if (!Number.isInteger(outcomes) || outcomes < 2 || outcomes > 2 ** 31) throw new RangeError(`Bad outcome count ${outcomes}.`);
+  if (!Number.isInteger(outcomes) || outcomes < 2 || outcomes > WORD_RANGE) throw new RangeError(`Bad outcome count ${outcomes}.`);
   const limit = WORD_RANGE - (WORD_RANGE % outcomes);
   const first = block(seed, period, 0);
   for (let index = 0, bytes = first; ; bytes = block(seed, period, ++index)) {
