@@ -117,3 +117,34 @@ export async function winLines(t: TestApp, betId: number): Promise<number> {
     sql`select count(*) as n from ledger_entries where type = 'win' and reference_type = 'draw_bet' and reference_id = ${betId}`,
   );
 }
+
+/** docs/draws.md, "Game types": each selection's winning outcomes and default odds. */
+export const DOCUMENTED: Record<string, [string, number, number][]> = {
+  dice3: [
+    ['big', 105, 2],
+    ['small', 105, 2],
+    ['odd', 105, 2],
+    ['even', 105, 2],
+    ['sum_4', 3, 61],
+    ['sum_5', 6, 31],
+    ['sum_6', 10, 18],
+    ['sum_7', 15, 13],
+    ['sum_8', 21, 9],
+    ['sum_9', 25, 7],
+    ['sum_10', 27, 7],
+    ['sum_11', 27, 7],
+    ['sum_12', 25, 7],
+    ['sum_13', 21, 9],
+    ['sum_14', 15, 13],
+    ['sum_15', 10, 18],
+    ['sum_16', 6, 31],
+    ['sum_17', 3, 61],
+    ['any_triple', 6, 31],
+    ...[1, 2, 3, 4, 5, 6].map((face): [string, number, number] => [`triple_${face}`, 1, 181]),
+  ],
+  double: [
+    ['red', 7, 2],
+    ['black', 7, 2],
+    ['white', 1, 14],
+  ],
+};

@@ -5,42 +5,11 @@ import { maxOdds, payoutOf, winCounts } from '../../src/modules/draws/types/game
 import { GAME_TYPES } from '../../src/modules/draws/types/registry.ts';
 import { useApp } from '../helpers/app.ts';
 import { fund } from '../withdrawals/helpers.ts';
-import { betOk, insertGame, ManualClock, type Bet } from './helpers.ts';
-
-/** docs/draws.md, "Game types": each selection's winning outcomes and default odds. */
-const TABLE: Record<string, [string, number, number][]> = {
-  dice3: [
-    ['big', 105, 2],
-    ['small', 105, 2],
-    ['odd', 105, 2],
-    ['even', 105, 2],
-    ['sum_4', 3, 61],
-    ['sum_5', 6, 31],
-    ['sum_6', 10, 18],
-    ['sum_7', 15, 13],
-    ['sum_8', 21, 9],
-    ['sum_9', 25, 7],
-    ['sum_10', 27, 7],
-    ['sum_11', 27, 7],
-    ['sum_12', 25, 7],
-    ['sum_13', 21, 9],
-    ['sum_14', 15, 13],
-    ['sum_15', 10, 18],
-    ['sum_16', 6, 31],
-    ['sum_17', 3, 61],
-    ['any_triple', 6, 31],
-    ...[1, 2, 3, 4, 5, 6].map((face): [string, number, number] => [`triple_${face}`, 1, 181]),
-  ],
-  double: [
-    ['red', 7, 2],
-    ['black', 7, 2],
-    ['white', 1, 14],
-  ],
-};
+import { betOk, DOCUMENTED, insertGame, ManualClock, type Bet } from './helpers.ts';
 
 describe('odds, house edges and payouts', () => {
   test('each selection wins on the documented number of outcomes and pays the documented odds', () => {
-    for (const [code, rows] of Object.entries(TABLE)) {
+    for (const [code, rows] of Object.entries(DOCUMENTED)) {
       const type = GAME_TYPES.get(code)!;
       const counts = winCounts(type);
       assert.deepEqual(
