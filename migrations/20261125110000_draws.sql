@@ -2,83 +2,6 @@
 -- refund each bet ends with. docs/draws.md tells the whole story; the money moves only through
 -- the functions at the end (docs/decisions/0003, 0004).
 
--- Many credits at once, for a whole draw's winners or refunds in one statement: the ledger rule
--- of ledger_apply for credits only (a credit never needs the "not below zero" check), set-based.
--- Each line is (user, currency, amount > 0, reference id, description, key) in array order;
--- balances missing one are created, then locked in id order (two batches never deadlock), each
--- updated once by its lines' sum, and the lines written with their running balance_after in array
--- order. Keys must be new: the caller's exactly-once gate is a unique business record written in
--- the same statement (a settlement, a refund), and a key seen before raises the unique violation,
--- so nothing of the batch stays. `bet` lines (the turnover) are not credits and stay with
--- ledger_apply. Answers the number of lines written.
-create function ledger_credit_many(
-  p_type text,
-  p_reference_type text,
-  p_user_ids bigint[],
-  p_currencies text[],
-  p_amounts bigint[],
-  p_reference_ids bigint[],
-  p_descriptions text[],
-  p_keys text[]
-) returns integer language plpgsql as $$
-declare
-  v_lines integer := coalesce(cardinality(p_keys), 0);
-  v_pairs integer;
-  v_locked integer;
-  v_written integer;
-begin
-  if v_lines = 0 then
-    return 0;
-  end if;
-  if p_type not in ('win', 'bet_refund', 'topup', 'topup_gift', 'referral_bonus', 'withdrawal_refund', 'adjustment') then
-    raise exception 'ledger_credit_many does not write % lines', p_type;
-  end if;
-  if cardinality(p_user_ids) <> v_lines or cardinality(p_currencies) <> v_lines or cardinality(p_amounts) <> v_lines
-      or cardinality(p_reference_ids) <> v_lines or cardinality(p_descriptions) <> v_lines then
-    raise exception 'ledger_credit_many: arrays of different lengths';
-  end if;
-  if exists (select 1 from unnest(p_amounts) as a(amount) where amount is null or amount <= 0) then
-    raise exception 'ledger_credit_many credits only positive amounts';
-  end if;
-
-  select count(*) into v_pairs from (select distinct u, c from unnest(p_user_ids, p_currencies) as l(u, c)) pairs;
-  for attempt in 1..2 loop
-    select count(*) into v_locked from (
-      select b.id from balances b
-        where (b.user_id, b.currency) in (select u, c from unnest(p_user_ids, p_currencies) as l(u, c))
-        order by b.id for update
-    ) locked;
-    exit when v_locked = v_pairs;
-    insert into balances (user_id, currency)
-      select distinct u, c from unnest(p_user_ids, p_currencies) as l(u, c)
-      on conflict (user_id, currency) do nothing;
-  end loop;
-
-  with lines as (
-    select * from unnest(p_user_ids, p_currencies, p_amounts, p_reference_ids, p_descriptions, p_keys)
-      with ordinality as l(user_id, currency, amount, reference_id, description, key, n)
-  ), totals as (
-    select l.user_id, l.currency, sum(l.amount)::bigint as total from lines l group by l.user_id, l.currency
-  ), moved as (
-    update balances b set amount = b.amount + t.total, updated_at = now()
-      from totals t where b.user_id = t.user_id and b.currency = t.currency
-      returning b.id, b.user_id, b.currency, b.amount - t.total as before
-  )
-  insert into ledger_entries
-    (user_id, balance_id, currency, type, amount, balance_after, reference_type, reference_id, description, idempotency_key)
-  select l.user_id, m.id, l.currency, p_type, l.amount,
-      m.before + (sum(l.amount) over (partition by m.id order by l.n))::bigint,
-      p_reference_type, l.reference_id, l.description, l.key
-    from lines l join moved m on m.user_id = l.user_id and m.currency = l.currency
-    order by l.n;
-  get diagnostics v_written = row_count;
-  if v_written <> v_lines then
-    raise exception 'ledger_credit_many wrote % of % lines', v_written, v_lines;
-  end if;
-  return v_written;
-end;
-$$;
-
 -- One draw of an in-house game. Status: 0 open (betting), 1 closed (betting over, not drawn yet),
 -- 2 drawn (result known, bets being settled), 3 settled, 4 cancelled (bets refunded).
 -- The server seed is kept encrypted with the app key until the draw, then revealed in
@@ -266,10 +189,12 @@ end;
 $$;
 
 -- THE one way a drawn draw's bets are settled (the scheduler), up to p_limit bets per call, each
--- call one transaction: the unsettled bets of the draw get their settlement rows (the
--- exactly-once gate: one per bet) and the winners their `win` lines, all in a few set-based
--- statements; the call that finds fewer than p_limit bets left marks the draw settled (2 → 3).
--- A crash between calls leaves settled bets settled; the next call takes the rest.
+-- call one transaction and one statement for its money: the unsettled bets of the draw get their
+-- settlement rows (the exactly-once gate: one per bet, keyed by the bet's id), and the winners'
+-- balances and `win` lines (key `draw-bet:<id>:win`) are written set-based in the same statement
+-- (docs/decisions/0004). The call that finds no bet left after its batch marks the draw settled
+-- (2 → 3). A crash inside a call leaves nothing of it; a crash between calls leaves settled bets
+-- settled, and the next call takes the rest (bets are taken in id order after `settled_through`).
 --
 -- outcome 'settled' (nothing left), 'partial' (call again), 'settled_before', 'not_drawn', 'unknown'.
 create function settle_draw(
@@ -286,12 +211,7 @@ declare
   v_more boolean;
   v_last bigint;
   v_stakes bigint;
-  v_users bigint[];
-  v_currencies text[];
-  v_payouts bigint[];
-  v_ids bigint[];
-  v_descriptions text[];
-  v_keys text[];
+  v_lines integer;
 begin
   select d.status, d.period, d.winning, d.settled_through, g.code as game_code into v_draw
     from draws d join games g on g.id = d.game_id where d.id = p_draw_id for update of d;
@@ -303,13 +223,16 @@ begin
     outcome := case when v_draw.status = 3 then 'settled_before' else 'not_drawn' end;
     return;
   end if;
-
-  -- Bets are settled in id order, so the draw's `settled_through` (the last bet id settled, in
-  -- the same transaction) is where the next batch starts; one bet past the batch says whether
-  -- any is left.
+  -- One bet past the batch says whether any is left.
   select count(*) > p_limit into v_more from (
     select 1 from draw_bets b where b.draw_id = p_draw_id and b.id > v_draw.settled_through order by b.id limit p_limit + 1
   ) ahead;
+  -- The balances to credit, locked in id order first, as cancel_draw does: two draws settling
+  -- or refunding at once never wait for each other in a cycle.
+  perform 1 from balances bal where (bal.user_id, bal.currency) in (
+      select b.user_id, b.currency from draw_bets b where b.draw_id = p_draw_id and b.id > v_draw.settled_through order by b.id limit p_limit)
+    order by bal.id for update;
+
   with picked as (
     select b.id, b.game_id, b.user_id, b.currency, b.amount, b.odds, v_draw.winning ? b.selection as won
       from draw_bets b
@@ -322,19 +245,34 @@ begin
         from picked p
       on conflict (id) do nothing
       returning id, user_id, currency, amount, payout
+  ), winners as (
+    -- The ledger rule of ledger_apply's credit, set-based: each balance updated once by its
+    -- winners' sum, each line with its running balance_after (lines of one balance take ids in
+    -- bet order). A credit cannot go below zero, and the players' balances exist: they paid
+    -- the stakes; the count check below refuses anything else.
+    select w.id, w.user_id, w.currency, w.payout from written w where w.payout > 0
+  ), totals as (
+    select w.user_id, w.currency, sum(w.payout)::bigint as total from winners w group by w.user_id, w.currency
+  ), moved as (
+    update balances b set amount = b.amount + t.total, updated_at = now()
+      from totals t where b.user_id = t.user_id and b.currency = t.currency
+      returning b.id, b.user_id, b.currency, b.amount - t.total as before
+  ), lines as (
+    insert into ledger_entries
+      (user_id, balance_id, currency, type, amount, balance_after, reference_type, reference_id, description, idempotency_key)
+    select w.user_id, m.id, w.currency, 'win', w.payout,
+        m.before + (sum(w.payout) over (partition by m.id order by w.id))::bigint,
+        'draw_bet', w.id, 'Win: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period, 'draw-bet:' || w.id || ':win'
+      from winners w join moved m on m.user_id = w.user_id and m.currency = w.currency
+    returning 1
   )
-  -- One pass builds every array, so their elements stay together whatever order the rows come in.
-  select count(*), coalesce(sum(w.amount), 0), coalesce(sum(w.payout), 0), max(w.id),
-      array_agg(w.user_id) filter (where w.payout > 0),
-      array_agg(w.currency) filter (where w.payout > 0),
-      array_agg(w.payout) filter (where w.payout > 0),
-      array_agg(w.id) filter (where w.payout > 0),
-      array_agg('Win: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period) filter (where w.payout > 0),
-      array_agg('draw-bet:' || w.id || ':win') filter (where w.payout > 0)
-    into settled, v_stakes, paid, v_last, v_users, v_currencies, v_payouts, v_ids, v_descriptions, v_keys
-    from written w;
-  won := coalesce(cardinality(v_keys), 0);
-  perform ledger_credit_many('win', 'draw_bet', v_users, v_currencies, v_payouts, v_ids, v_descriptions, v_keys);
+  select (select count(*) from written), (select coalesce(sum(amount), 0) from written), (select coalesce(sum(payout), 0) from written),
+      (select max(id) from written), (select count(*) from winners), (select count(*) from lines)
+    into settled, v_stakes, paid, v_last, won, v_lines;
+  if v_lines <> won then
+    -- A winner without a balance: nothing of the batch may stay.
+    raise exception 'settle_draw %: % win lines for % winners', p_draw_id, v_lines, won;
+  end if;
 
   update draws d set bets_count = d.bets_count + settled, bets_total = d.bets_total + v_stakes,
       payout_total = d.payout_total + paid, settled_through = coalesce(v_last, d.settled_through), updated_at = now(),
@@ -345,10 +283,11 @@ begin
 end;
 $$;
 
+
 -- THE one way a draw is cancelled (an operator, in the logged transaction): only an undrawn draw
 -- (0 or 1 → 4; the conditional update is the gate, so of two cancels one wins), its seed revealed
 -- (the caller decrypts it; it must match the published hash), and every bet refunded in the same
--- statement: a refund row per bet and one `bet_refund` line each.
+-- transaction: a refund row per bet (keyed by the bet's id) and one `bet_refund` line each.
 --
 -- outcome 'done' (refunded: how many bets), 'conflict' (status: the current one), 'unknown'.
 create function cancel_draw(
@@ -364,12 +303,6 @@ create function cancel_draw(
 declare
   v_draw record;
   v_stakes bigint;
-  v_users bigint[];
-  v_currencies text[];
-  v_amounts bigint[];
-  v_ids bigint[];
-  v_descriptions text[];
-  v_keys text[];
 begin
   update draws d set status = 4, cancelled_at = now(), cancelled_by = p_actor_id, cancel_reason = p_reason,
       server_seed = p_server_seed, seed_encrypted = null, updated_at = now()
@@ -382,6 +315,10 @@ begin
     return;
   end if;
 
+  perform 1 from balances bal where (bal.user_id, bal.currency) in (
+      select b.user_id, b.currency from draw_bets b where b.draw_id = p_draw_id)
+    order by bal.id for update;
+  -- Rare and operator-driven: each refund is one ledger_apply call, the ledger rule itself.
   with written as (
     insert into draw_refunds (id, draw_id, game_id, user_id, currency, amount)
       select b.id, b.draw_id, b.game_id, b.user_id, b.currency, b.amount from draw_bets b
@@ -389,14 +326,11 @@ begin
       on conflict (id) do nothing
       returning id, user_id, currency, amount
   )
-  select count(*), coalesce(sum(w.amount), 0),
-      array_agg(w.user_id), array_agg(w.currency), array_agg(w.amount),
-      array_agg(w.id),
-      array_agg('Refund: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period || ' (draw cancelled)'),
-      array_agg('draw-bet:' || w.id || ':refund')
-    into refunded, v_stakes, v_users, v_currencies, v_amounts, v_ids, v_descriptions, v_keys
-    from written w;
-  perform ledger_credit_many('bet_refund', 'draw_bet', v_users, v_currencies, v_amounts, v_ids, v_descriptions, v_keys);
+  select count(*), coalesce(sum(w.amount), 0) into refunded, v_stakes
+    from written w
+    cross join lateral ledger_apply(w.user_id, w.currency, 'bet_refund', w.amount, 'draw_bet', w.id,
+      'Refund: bet #' || w.id || ' on ' || v_draw.game_code || ' ' || v_draw.period || ' (draw cancelled)',
+      'draw-bet:' || w.id || ':refund') applied;
   update draws d set bets_count = refunded, bets_total = v_stakes where d.id = p_draw_id;
   outcome := 'done';
   status := 4;
