@@ -77,7 +77,10 @@ describe('placing a bet', () => {
     assert.equal((await player.client.get(`/api/games/${game.code}`)).status, 200);
 
     await t.db.execute(sql`update games set status = 0 where id = ${game.id}`);
-    assert.equal((await placeBet(player.client, game.code, { selection: 'red', amount: 1 })).status, 404);
+    const disabled = await placeBet(player.client, game.code, { selection: 'red', amount: 1 });
+    assert.equal(disabled.status, 422);
+    assert.deepEqual(errorsOf(disabled), { game: ['The game is not available: it has been disabled.'] });
+    assert.equal((await placeBet(player.client, 'no-such-game', { selection: 'red', amount: 1 })).status, 404);
     assert.equal((await player.client.get(`/api/games/${game.id}`)).status, 404);
     assert.equal((await player.client.get('/api/games/no-such-game')).status, 404);
     assert.equal(await balanceOf(t.db, player.id), 3_000n);

@@ -104,15 +104,18 @@ export type RefundRow = RowOf<typeof refundFields>;
 
 const UNDRAWN = [DRAW_STATUS.open, DRAW_STATUS.closed];
 
-/** An in-house game players may see (enabled or in maintenance), by id or code. */
-export async function findVisibleGame(db: Db, param: string): Promise<Game | undefined> {
+/**
+ * An in-house game by id or code: only those players may see (enabled or in maintenance), or
+ * any status when `disabled` is asked for too.
+ */
+export async function findGame(db: Db, param: string, options: { disabled?: boolean } = {}): Promise<Game | undefined> {
   const byId = /^[0-9]+$/.test(param);
   if (byId && !Number.isSafeInteger(Number(param))) return undefined;
   const key = byId ? eq(games.id, Number(param)) : eq(games.code, param);
   const [row] = await db
     .select()
     .from(games)
-    .where(and(key, inArray(games.status, [1, 2])));
+    .where(options.disabled === true ? key : and(key, inArray(games.status, [1, 2])));
   return row;
 }
 

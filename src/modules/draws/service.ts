@@ -15,7 +15,7 @@ import {
   findAdminDraw,
   findBet,
   findDraw,
-  findVisibleGame,
+  findGame,
   preparePlaceBet,
   sealedSeed,
   type AdminDrawRow,
@@ -99,7 +99,19 @@ export class DrawService {
 
   /** A game players may open: enabled or in maintenance, known type, sound settings; else 404. */
   async playable(param: string): Promise<PlayableGame> {
-    const game = await findVisibleGame(this.#ctx.db, param);
+    const game = await findGame(this.#ctx.db, param);
+    const playable = game === undefined ? undefined : playableGame(game);
+    if (playable === undefined) throw new NotFoundError();
+    return playable;
+  }
+
+  /**
+   * The game a bet names. A disabled one is refused with a 422 on `game` rather than a 404: the
+   * player's page was showing it a moment ago (an unknown one is still a 404).
+   */
+  async #bettable(param: string): Promise<PlayableGame> {
+    const game = await findGame(this.#ctx.db, param, { disabled: true });
+    if (game?.status === 0) throw unavailable();
     const playable = game === undefined ? undefined : playableGame(game);
     if (playable === undefined) throw new NotFoundError();
     return playable;
@@ -119,7 +131,7 @@ export class DrawService {
    */
   async placeBet(input: BetRequest): Promise<{ bet: BetRow; replayed: boolean }> {
     for (let attempt = 1; attempt <= RETRIES; attempt++) {
-      const { game, type, settings } = await this.playable(input.game);
+      const { game, type, settings } = await this.#bettable(input.game);
       const check = new FieldCheck();
       const selection = effectiveSelections(type, settings).find((item) => item.code === input.selection);
       if (selection === undefined) check.add('selection', 'The selected selection is invalid.');
@@ -168,7 +180,7 @@ export class DrawService {
         case 'key_reused':
           throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different bet.');
         case 'unknown':
-          throw ValidationError.field('game', 'The game is not available.');
+          throw unavailable();
         case 'maintenance':
           throw maintenance();
         case 'closed':
@@ -246,6 +258,10 @@ export class DrawService {
       verified: hashMatches && resultMatches !== false,
     };
   }
+}
+
+function unavailable(): ValidationError {
+  return ValidationError.field('game', 'The game is not available: it has been disabled.');
 }
 
 function maintenance(): ValidationError {
