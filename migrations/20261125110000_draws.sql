@@ -163,6 +163,8 @@ begin
   select d.id, d.period into v_draw from draws d
     where d.game_id = p_game_id and d.status = 0 and d.opens_at <= p_now and d.closes_at > p_now
       and (p_draw_id is null or d.id = p_draw_id)
+      -- A game whose type changed keeps its open draw of the old type: no bet of the new one goes in.
+      and d.type = p_game_type
     for share;
   if not found then
     outcome := 'closed';

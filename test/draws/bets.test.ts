@@ -90,6 +90,24 @@ describe('placing a bet', () => {
     );
   });
 
+  test('a game whose type changes keeps its open draw of the old type, and takes bets of the new type from the next draw', async () => {
+    const t = ctx();
+    const game = await insertGame(t.db, { type: 'double' });
+    const player = await t.player();
+    await fund(t, player.id, 1_000n);
+    await t.app.drawScheduler.tick(clock.now());
+    const draw = await openDraw(player.client, game.code);
+    await t.db.execute(sql`update games set type = 'dice3', updated_at = now() where id = ${game.id}`);
+    const refused = await placeBet(player.client, game.code, { selection: 'big', amount: 1 });
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(errorsOf(refused), { draw: ['The game has just changed; bets open again with its next draw, in about 30 seconds.'] });
+    await t.app.drawScheduler.tick(clock.set(draw.draw_at));
+    const next = await openDraw(player.client, game.code);
+    assert.equal(next.type, 'dice3');
+    assert.equal((await placeBet(player.client, game.code, { selection: 'big', amount: 1 })).status, 201);
+    assert.equal(await balanceOf(t.db, player.id), 900n);
+  });
+
   test('an Idempotency-Key makes a retry answer the first bet; the same key for another bet is refused', async () => {
     const t = ctx();
     const game = await insertGame(t.db, { type: 'double' });

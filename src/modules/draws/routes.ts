@@ -68,7 +68,7 @@ const historySource = listSource({
 });
 const historyQuery = listQuerySchema({ ...historySource, filters: { status: historySource.filters.status! } });
 
-/** The draw games: the player routes, the admin records and the scheduler's lifecycle. */
+/** The draw games' player routes and admin records (docs/draws.md). */
 export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawService): void {
   registerCustomerList(app, ctx, {
     path: '/api/games',

@@ -198,14 +198,15 @@ export class DrawService {
     const { current } = await currentDraws(this.#ctx.db, game.id);
     const now = this.#clock.now();
     if (current === undefined) return ValidationError.field(field, 'No draw is open for bets right now; the next one opens in a moment.');
+    const seconds = Math.max(1, Math.ceil((current.draw_at.getTime() - now.getTime()) / 1000));
+    const inAbout = `in about ${seconds} second${seconds === 1 ? '' : 's'}`;
+    if (current.type !== game.type) {
+      return ValidationError.field(field, `The game has just changed; bets open again with its next draw, ${inAbout}.`);
+    }
     if (drawId !== undefined && current.id !== drawId && current.closes_at > now) {
       return ValidationError.field(field, `Betting on that draw has closed; draw ${current.period} is open for bets now.`);
     }
-    const seconds = Math.max(1, Math.ceil((current.draw_at.getTime() - now.getTime()) / 1000));
-    return ValidationError.field(
-      field,
-      `Betting on draw ${current.period} has closed; the next draw opens when it is drawn, in about ${seconds} second${seconds === 1 ? '' : 's'}.`,
-    );
+    return ValidationError.field(field, `Betting on draw ${current.period} has closed; the next draw opens when it is drawn, ${inAbout}.`);
   }
 
   /**
