@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Registry } from '../../../platform/registry.ts';
 
 /** What we ask a gateway to collect: one charge per top-up. */
 export interface ChargeRequest {
@@ -42,23 +43,5 @@ export interface PaymentGateway {
   queryStatus(paymentId: string): Promise<PaymentStatus | 'unknown'>;
 }
 
-/** The gateways this instance knows, by code. */
-export class PaymentGateways {
-  readonly #byCode = new Map<string, PaymentGateway>();
-
-  constructor(gateways: PaymentGateway[] = []) {
-    for (const gateway of gateways) this.register(gateway);
-  }
-
-  register(gateway: PaymentGateway): void {
-    this.#byCode.set(gateway.code, gateway);
-  }
-
-  get(code: string): PaymentGateway | undefined {
-    return this.#byCode.get(code);
-  }
-
-  codes(): string[] {
-    return [...this.#byCode.keys()];
-  }
-}
+/** The payment gateways this instance knows, by code. */
+export class PaymentGateways extends Registry<PaymentGateway> {}

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Registry } from '../../../platform/registry.ts';
 
 /** What we ask a gateway to pay out: one PIX transfer per approved withdrawal. */
 export interface PayoutRequest {
@@ -41,27 +42,22 @@ export interface PayoutGateway {
 }
 
 /** The payout gateways this instance knows, by code, and the one approvals pay through. */
-export class PayoutGateways {
-  readonly #byCode = new Map<string, PayoutGateway>();
+export class PayoutGateways extends Registry<PayoutGateway> {
   #default: string;
 
   constructor(gateways: PayoutGateway[], defaultCode: string) {
-    for (const gateway of gateways) this.register(gateway);
+    super(gateways);
     this.#default = defaultCode;
   }
 
-  register(gateway: PayoutGateway, asDefault = false): void {
-    this.#byCode.set(gateway.code, gateway);
+  override register(gateway: PayoutGateway, asDefault = false): void {
+    super.register(gateway);
     if (asDefault) this.#default = gateway.code;
-  }
-
-  get(code: string): PayoutGateway | undefined {
-    return this.#byCode.get(code);
   }
 
   /** The gateway a new approval pays through. */
   current(): PayoutGateway {
-    const gateway = this.#byCode.get(this.#default);
+    const gateway = this.get(this.#default);
     if (gateway === undefined) throw new Error(`No payout gateway "${this.#default}" is registered.`);
     return gateway;
   }
