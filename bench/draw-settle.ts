@@ -1,4 +1,4 @@
-// `node bench/draw-settle.ts`: settling a draw of 10,000 bets on PostgreSQL (issue 10: less than
+// `npx node bench/draw-settle.ts`: settling a draw of 10,000 bets on PostgreSQL (issue 10: less than
 // twice the time of inserting those 10,000 ledger lines in one statement on the same server).
 // No HTTP: settling is the scheduler's database call, `settle_draw`, so the bench calls it.
 //
