@@ -34,6 +34,9 @@ import { WithdrawalService } from './modules/withdrawals/service.ts';
 import { registerUserRoutes } from './modules/users/routes.ts';
 import { registerWalletRoutes } from './modules/wallet/routes.ts';
 import { WalletService } from './modules/wallet/service.ts';
+import { registerDrawRoutes, registerDrawScheduler } from './modules/draws/routes.ts';
+import { DrawService } from './modules/draws/service.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import { LocalInvalidationBus } from './platform/cache/invalidation.ts';
 import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
@@ -69,6 +72,8 @@ export interface AppOptions {
   gameAdapters?: GameProviderAdapter[];
   /** Extra routes (the benchmark's bare and floor routes); registered like any other. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => void;
+  /** The draw games' clock (the system clock by default); tests set the time by hand. */
+  clock?: Clock;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -216,6 +221,10 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
   registerUploadRoutes(app, ctx, storage);
   registerStorageRoutes(app, storage);
+  // Draw games (issue 10): player and admin routes, and the scheduler started when the app is ready.
+  const clock = options.clock ?? systemClock;
+  registerDrawRoutes(app, ctx, new DrawService(ctx, clock));
+  registerDrawScheduler(app, ctx, clock);
   options.extraRoutes?.(app, ctx);
 
   scheduleHousekeeping(app, [ctx.sessions, ctx.limiter]);

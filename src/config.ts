@@ -32,6 +32,8 @@ export interface Config {
   trustedProxies: string[];
   /** Secure cookies follow the scheme of APP_URL. */
   secureCookies: boolean;
+  /** Whether this instance runs the draw scheduler (DRAW_SCHEDULER=off: tests tick it by hand). */
+  drawScheduler: boolean;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +140,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (merchantName.length > 25) fail('PIX_MERCHANT_NAME', 'at most 25 characters', merchantName);
   const merchantCity = read(env, 'PIX_MERCHANT_CITY') ?? 'SAO PAULO';
   if (merchantCity.length > 15) fail('PIX_MERCHANT_CITY', 'at most 15 characters', merchantCity);
+  const drawScheduler = read(env, 'DRAW_SCHEDULER') ?? 'on';
+  if (drawScheduler !== 'on' && drawScheduler !== 'off') fail('DRAW_SCHEDULER', 'on or off', drawScheduler);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -168,5 +172,6 @@ export function loadConfig(env: Env = process.env): Config {
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5242880, 1, 1073741824),
     trustedProxies: proxies(read(env, 'TRUSTED_PROXIES')),
     secureCookies: appUrl.startsWith('https:'),
+    drawScheduler: drawScheduler === 'on',
   };
 }

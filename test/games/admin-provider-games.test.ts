@@ -151,16 +151,23 @@ describe('admin provider games and in-house games', () => {
     assert.equal((await client.get('/api/admin/provider-games?popular=2')).status, 422);
   });
 
-  test('in-house games: created enabled with empty settings, status 0/1/2, unique code, filters', async () => {
+  test('in-house games: created enabled with their type’s default settings spelled out, status 0/1/2, settings checked for the type, unique code, filters', async () => {
     const { client } = await ctx().withRole('super-admin');
     const code = slug('dice');
     const res = await client.post('/api/admin/games', { name: 'Dice', code, type: 'dice3' });
     assert.equal(res.status, 201, res.text);
     const game = dataOf<Game>(res);
-    assert.deepEqual([game.status, game.sort, game.settings, game.type], [1, 0, {}, 'dice3']);
-    const maintenance = await client.put(`/api/admin/games/${game.id}`, { status: 2, settings: { min_bet: 1, faces: [1, 2] } });
+    assert.deepEqual([game.status, game.sort, game.type], [1, 0, 'dice3']);
+    assert.deepEqual(Object.keys(game.settings).sort(), ['close_before_s', 'interval_s', 'max_bet', 'min_bet', 'odds']);
+    const maintenance = await client.put(`/api/admin/games/${game.id}`, { status: 2, settings: { min_bet: 1 } });
     assert.equal(maintenance.status, 200, maintenance.text);
-    assert.deepEqual([dataOf<Game>(maintenance).status, dataOf<Game>(maintenance).settings], [2, { min_bet: 1, faces: [1, 2] }]);
+    assert.deepEqual([dataOf<Game>(maintenance).status, (dataOf<Game>(maintenance).settings as { min_bet: number }).min_bet], [2, 1]);
+    const unknownSetting = await client.put(`/api/admin/games/${game.id}`, { settings: { faces: [1, 2] } });
+    assert.equal(unknownSetting.status, 422, unknownSetting.text);
+    assert.ok((unknownSetting.json as { errors: Record<string, string[]> }).errors['settings.faces'] !== undefined);
+    const unknownType = await client.post('/api/admin/games', { name: 'Slot', code: slug('slot'), type: 'slot' });
+    assert.equal(unknownType.status, 422);
+    assert.ok((unknownType.json as { errors: Record<string, string[]> }).errors.type !== undefined);
     assert.equal((await client.put(`/api/admin/games/${game.id}`, { status: 3 })).status, 422);
     assert.equal((await client.put(`/api/admin/games/${game.id}`, { settings: [1, 2] })).status, 422);
     assert.equal((await client.put(`/api/admin/games/${game.id}`, { type: 'Dice 3' })).status, 422);

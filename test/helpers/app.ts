@@ -38,6 +38,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PIX_KEY: '123e4567-e12b-12d1-a456-426655440000',
     DATA_DIR: '/tmp/croupier-test-data',
     LOG_LEVEL: 'silent',
+    // No timers in tests: draw tests tick the scheduler by hand (app.drawScheduler.tick).
+    DRAW_SCHEDULER: 'off',
     ...env,
   });
 }

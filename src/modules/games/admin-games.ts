@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/admin/resource.ts';
+import { ValidationError } from '../../platform/errors.ts';
 import { equals } from '../../platform/pagination/list.ts';
+import { checkGameSettings } from '../draws/settings.ts';
 import { GameRecord, gameFields, slugSchema, SortField } from './catalogue-records.ts';
 import { games } from './tables.ts';
 
@@ -14,11 +16,15 @@ const GameBody = Type.Object({
     maxLength: 64,
     pattern: TYPE,
     'x-message': 'The :attribute field must be lower-case letters, digits and single hyphens.',
-    description: 'What kind of game it is, e.g. `dice3`, `double`, `slot`.',
+    description: 'The draw game type: `dice3` or `double` (docs/draws.md).',
   }),
   status: Type.Optional({ ...Status, description: '0 disabled, 1 enabled (default), 2 maintenance.' }),
   sort: Type.Optional(SortField),
-  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON object; default {}.' })),
+  settings: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The type’s settings (interval_s, close_before_s, min_bet, max_bet, odds); absent ones take their defaults.',
+    }),
+  ),
 });
 
 /** CRUD /api/admin/games: the in-house games (contract section 5). */
@@ -38,12 +44,17 @@ export const gamesResource = defineResource({
   },
   search: [games.name, games.code],
   unique: [{ field: 'code', column: games.code }],
-  values: async (body) => ({
-    name: body.name,
-    code: body.code,
-    type: body.type,
-    status: body.status,
-    sort: body.sort,
-    settings: body.settings,
-  }),
+  // An in-house game is a draw game: its type must be one of the draw game types, and its
+  // settings are checked and stored in full for that type (docs/draws.md). A change of either
+  // is checked against the other as the record will be.
+  values: async (body, w) => {
+    const typeCode = body.type ?? w.existing?.type;
+    let settings: Record<string, unknown> | undefined;
+    if (body.type !== undefined || body.settings !== undefined) {
+      const check = checkGameSettings(typeCode ?? '', body.settings ?? w.existing?.settings);
+      if (!check.ok) throw new ValidationError(check.errors);
+      settings = check.json;
+    }
+    return { name: body.name, code: body.code, type: body.type, status: body.status, sort: body.sort, settings };
+  },
 });

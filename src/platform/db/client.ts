@@ -4,6 +4,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { AdvisoryLeaderLock, soleLeader, type LeaderLock } from './leader.ts';
 import { acquireDataDirLock, type DataDirLock } from './lock.ts';
 
 /** Anything that runs queries: the database itself or a transaction opened on it. */
@@ -12,6 +13,8 @@ export type Db = PgDatabase<PgQueryResultHKT>;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** A lock only one process using this database holds at a time, for singleton jobs (leader.ts). */
+  leaderLock(name: string): LeaderLock;
   close(): Promise<void>;
 }
 
@@ -31,14 +34,16 @@ export interface DatabaseOptions {
 const PGLITE_OPTIONS = { parsers: { [types.INT8]: (value: string) => value } };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl !== undefined) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+  const url = options.databaseUrl;
+  if (url !== undefined) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     // An idle client that loses its connection emits an error; without a listener it would crash the process.
     pool.on('error', () => undefined);
     const db = drizzlePg(pool) as unknown as Db;
     return {
       db,
       kind: 'postgres',
+      leaderLock: (name) => new AdvisoryLeaderLock(url, name),
       close: () => pool.end(),
     };
   }
@@ -51,6 +56,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       kind: 'pglite',
+      leaderLock: () => soleLeader,
       close: async () => {
         await client.close();
         lock?.release();
