@@ -125,6 +125,11 @@ describe('placing a bet', () => {
     assert.equal(other.status, 422);
     assert.deepEqual(errorsOf(other), { idempotency_key: ['The Idempotency-Key was already used for a different bet.'] });
     assert.equal(await balanceOf(t.db, player.id), 4_500n);
+    // A retry that arrives once the game went into maintenance still gets the bet it placed.
+    await t.db.execute(sql`update games set status = 2 where id = ${game.id}`);
+    const late = await placeBet(player.client, game.code, { selection: 'black', amount: 5 }, key);
+    assert.equal(late.status, 201, late.text);
+    assert.equal((late.json as { data: Bet }).data.id, (answers[0]!.json as { data: Bet }).data.id);
   });
 
   test('a player’s bet list is their own, newest first, and filters by status, game and draw', async () => {

@@ -145,7 +145,7 @@ export class DrawService {
         check.add('idempotency_key', 'The Idempotency-Key header must be 1 to 100 printable characters without spaces.');
       }
       check.throwIfFailed();
-      if (game.status === 2) throw maintenance();
+      // Maintenance is the database function's to say, after it looked for a replay of the key.
 
       let row: PlaceOutcomeRow;
       try {
