@@ -6,7 +6,7 @@ import { isRetryable, type Db } from '../../platform/db/client.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { FieldCheck, formatUnits } from '../../platform/money.ts';
 import type { Game } from '../games/tables.ts';
-import { InsufficientFundsError, ledgerRefusal } from '../wallet/ledger.ts';
+import { playerRefusal } from '../wallet/ledger.ts';
 import { drawOutcome, seedHash } from './fairness.ts';
 import type { GameView } from './present.ts';
 import {
@@ -167,11 +167,7 @@ export class DrawService {
           }),
         )) as [PlaceOutcomeRow];
       } catch (error) {
-        const refusal = ledgerRefusal(error);
-        if (refusal instanceof InsufficientFundsError) {
-          throw ValidationError.field('amount', `The amount must not be greater than your balance of ${formatUnits(refusal.available)}.`);
-        }
-        throw refusal ?? error;
+        throw playerRefusal(error) ?? error;
       }
       switch (row.outcome) {
         case 'placed':

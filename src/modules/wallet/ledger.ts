@@ -92,6 +92,19 @@ export function ledgerRefusal(error: unknown, key = 'the key'): InsufficientFund
 }
 
 /**
+ * A player's own request refused by the ledger (a withdrawal, a draw bet): a shortfall is the
+ * 422 on `amount` that names the balance, as contract section 3 asks of the loser of a race;
+ * undefined for any other error.
+ */
+export function playerRefusal(error: unknown): ValidationError | IdempotencyMismatchError | undefined {
+  const refusal = ledgerRefusal(error);
+  if (refusal instanceof InsufficientFundsError) {
+    return ValidationError.field('amount', `The amount must not be greater than your balance of ${formatUnits(refusal.available)}.`);
+  }
+  return refusal;
+}
+
+/**
  * Applies one ledger operation inside the caller's transaction (so the business record, the
  * balance and the ledger row commit together), through `ledger_apply`, the database function
  * that is the one spelling of the rule: the balance is created on first credit, a replayed key

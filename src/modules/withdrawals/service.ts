@@ -8,7 +8,7 @@ import { FieldCheck, formatUnits, percentOf } from '../../platform/money.ts';
 import type { PayoutGateways } from '../payments/gateways/payout.ts';
 import { InForce } from '../settings/in-force.ts';
 import { currentWithdrawSettings } from '../settings/repository.ts';
-import { InsufficientFundsError, ledgerRefusal } from '../wallet/ledger.ts';
+import { playerRefusal } from '../wallet/ledger.ts';
 import { normalizePixKey, type PixKeyType } from './pix-key.ts';
 import { limitRefusals, type RequestOutcomeRow } from './refusals.ts';
 import {
@@ -121,11 +121,7 @@ export class WithdrawalService {
           }),
         )) as [RequestOutcomeRow];
       } catch (error) {
-        const refusal = ledgerRefusal(error);
-        if (refusal instanceof InsufficientFundsError) {
-          throw ValidationError.field('amount', `The amount must not be greater than your balance of ${formatUnits(refusal.available)}.`);
-        }
-        throw refusal ?? error;
+        throw playerRefusal(error) ?? error;
       }
       switch (row.outcome) {
         case 'created':
