@@ -1,12 +1,7 @@
 import QRCode from 'qrcode';
+import { escapeHtml } from '../../platform/http/html.ts';
 import { formatUnits } from '../../platform/money.ts';
 import type { TopupRow } from './repository.ts';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
-}
 
 const STATUS_TEXT = ['Waiting for payment', 'Paid', 'Cancelled', 'Expired'];
 

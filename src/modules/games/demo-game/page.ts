@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml } from '../../topups/pay-page.ts';
+import { escapeHtml } from '../../../platform/http/html.ts';
 import { ONE_CHERRY, RTP, THREE_OF_A_KIND, TWO_CHERRIES, type SlotSymbol } from './paytable.ts';
 
 /** How the page draws each symbol (text only: the page loads nothing from anywhere). */
