@@ -12,11 +12,11 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { verifyLedger } from '../src/modules/wallet/verify.ts';
 import { openDatabase } from '../src/platform/db/client.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import { benchDatabase } from './lib/database.ts';
 import { cpuSince, databaseCpu } from './lib/pgbench.ts';
+import { ledgerReport, positiveCounts } from './lib/rounds.ts';
 
 const { values } = parseArgs({
   options: {
@@ -25,14 +25,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
   },
 });
-const count = (name: keyof typeof values): number => {
-  const value = Number(values[name]);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`--${name} must be a positive whole number.`);
-    process.exit(2);
-  }
-  return value;
-};
+const count = positiveCounts(values);
 const bets = count('bets');
 const users = count('users');
 const rounds = count('rounds');
@@ -156,9 +149,7 @@ try {
     `select (select count(*) from ledger_entries where type = 'win') as wins, (select count(*) from draw_settlements) as settlements`,
   );
   await client.end();
-  const verifier = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
-  const report = await verifyLedger(verifier.db);
-  await verifier.close();
+  const report = await ledgerReport(database);
 
   console.log(`draw settlement on ${database.label}`);
   console.log(`${bets} bets per draw from ${users} players, every bet winning; ${rounds} rounds after one warm-up (medians)\n`);

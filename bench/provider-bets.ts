@@ -6,15 +6,12 @@
 // (bench/lib/server.ts); autocannon drives it from this one.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
-import { verifyLedger } from '../src/modules/wallet/verify.ts';
 import { Keyring, sha256 } from '../src/platform/crypto.ts';
-import { openDatabase } from '../src/platform/db/client.ts';
 import { signBody } from '../src/platform/signature.ts';
 import { benchDatabase } from './lib/database.ts';
-import { median } from './lib/load.ts';
-import { cpuSince, databaseCpu, pgbenchRunner } from './lib/pgbench.ts';
+import { pgbenchRunner } from './lib/pgbench.ts';
+import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun } from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -29,14 +26,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
   },
 });
-const count = (name: keyof typeof values): number => {
-  const value = Number(values[name]);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`--${name} must be a positive whole number.`);
-    process.exit(2);
-  }
-  return value;
-};
+const count = positiveCounts(values);
 const measured = count('requests');
 const warmup = count('warmup');
 const players = count('players');
@@ -110,68 +100,41 @@ try {
       return { body, signature: signBody(SECRET, body, at) };
     });
   };
-  // autocannon settles on its one-second tick, not at the last answer: the clock stops at the last answer.
-  let lastAnswer = 0n;
   let refused = 0;
   const run = (amount: number) => {
     const requests = signed(amount);
     let index = 0;
-    return new Promise<autocannon.Result>((resolve, reject) => {
-      const instance = autocannon(
+    return timedRun({
+      url: `${server.url}/api/providers/${provider}/wallet/bet`,
+      connections,
+      amount,
+      requests: [
         {
-          url: `${server.url}/api/providers/${provider}/wallet/bet`,
-          connections,
-          amount,
-          requests: [
-            {
-              method: 'POST',
-              setupRequest: (request) => {
-                const { body, signature } = requests[index++ % requests.length]!;
-                return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
-              },
-              onResponse: (_status, body) => {
-                if (!body.includes('"status":"OK"')) refused += 1;
-              },
-            },
-          ],
+          method: 'POST',
+          setupRequest: (request) => {
+            const { body, signature } = requests[index++ % requests.length]!;
+            return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
+          },
+          onResponse: (_status, body) => {
+            if (!body.includes('"status":"OK"')) refused += 1;
+          },
         },
-        (error, result) => (error ? reject(error as Error) : resolve(result)),
-      );
-      instance.on('response', () => {
-        lastAnswer = process.hrtime.bigint();
-      });
+      ],
     });
   };
 
-  // Rounds alternate the two measurements so drift of this machine's load hits both alike;
-  // each figure is the median of its rounds.
-  const pgbench = pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
-  const warm = await run(warmup);
-  let failures = warm.non2xx + warm.errors + warm.timeouts;
-  const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }[] = [];
-  const theirs: number[] = [];
-  for (let round = 1; round <= rounds; round++) {
-    const cpuBefore = await server.cpu();
-    const dbCpuBefore = await databaseCpu(client);
-    const started = process.hrtime.bigint();
-    const result = await run(measured);
-    const elapsed = Number(lastAnswer - started) / 1e9;
-    const cpu = (await server.cpu()) - cpuBefore;
-    const dbCpu = cpuSince(dbCpuBefore, await databaseCpu(client));
-    failures += result.non2xx + result.errors + result.timeouts;
-    ours.push({
-      rate: result.requests.total / elapsed,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      cpuMs: cpu / result.requests.total / 1000,
-      dbCpuMs: dbCpu / result.requests.total,
-    });
-    theirs.push(pgbench());
-    console.error(`round ${round}: ${ours.at(-1)!.rate.toFixed(0)} bets/s, pgbench ${theirs.at(-1)!.toFixed(0)} tps`);
-  }
-  const perSecond = median(ours.map((round) => round.rate));
-  const pgbenchTps = median(theirs);
-  const share = perSecond / pgbenchTps;
+  const figures = await alternateWithPgbench({
+    rounds,
+    warmup,
+    measured,
+    unit: 'bets',
+    run,
+    serverCpu: () => server.cpu(),
+    client,
+    pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
+  });
+  const { perSecond, pgbenchTps, share } = figures;
+  const failures = figures.failures + figures.warmupFailures;
 
   const check = await client.query<{ lines: string; rounds: string; calls: string }>(
     `select (select count(*) from ledger_entries where type = 'bet') as lines,
@@ -179,9 +142,7 @@ try {
       (select count(*) from provider_transactions where outcome = 'OK' and payload is not null) as calls`,
   );
   await client.end();
-  const verifier = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
-  const report = await verifyLedger(verifier.db);
-  await verifier.close();
+  const report = await ledgerReport(database);
 
   const expected = warmup + rounds * measured;
   console.log(`seamless-wallet bets on ${database.label}`);
@@ -189,7 +150,7 @@ try {
     `${players} players with a session each, ${connections} connections, ${warmup} warm-up bets, then ${rounds} rounds of ${measured} bets and pgbench (medians)\n`,
   );
   console.log(
-    `POST /api/providers/:provider/wallet/bet (signed): ${perSecond.toFixed(0)} bets/s (p50 ${median(ours.map((r) => r.p50))} ms, p99 ${median(ours.map((r) => r.p99))} ms, server CPU ${median(ours.map((r) => r.cpuMs)).toFixed(2)} ms and database CPU ${median(ours.map((r) => r.dbCpuMs)).toFixed(2)} ms per bet)`,
+    `POST /api/providers/:provider/wallet/bet (signed): ${perSecond.toFixed(0)} bets/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms and database CPU ${figures.dbCpuMs.toFixed(2)} ms per bet)`,
   );
   console.log(`pgbench -b tpcb-like:                              ${pgbenchTps.toFixed(0)} tps`);
   console.log(`share of pgbench:                                  ${(share * 100).toFixed(1)} % (target ≥ 60 %)\n`);

@@ -3,13 +3,11 @@
 // against `pgbench -b tpcb-like` on the same server in the same run (issue 4: at least 50 %).
 // The server runs in its own process (bench/lib/server.ts); autocannon drives it from this one.
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { sandboxSignature } from '../src/modules/payments/gateways/sandbox.ts';
-import { verifyLedger } from '../src/modules/wallet/verify.ts';
-import { openDatabase } from '../src/platform/db/client.ts';
 import { benchDatabase } from './lib/database.ts';
-import { cpuSince, databaseCpu, pgbenchRunner } from './lib/pgbench.ts';
+import { pgbenchRunner } from './lib/pgbench.ts';
+import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun } from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -25,14 +23,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
   },
 });
-const count = (name: keyof typeof values): number => {
-  const value = Number(values[name]);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`--${name} must be a positive whole number.`);
-    process.exit(2);
-  }
-  return value;
-};
+const count = positiveCounts(values);
 const measured = count('topups');
 const warmup = count('warmup');
 const users = count('users');
@@ -87,67 +78,37 @@ try {
       return { body, signature: sandboxSignature(SECRET, body, at) };
     });
   };
-  // autocannon settles on its one-second tick, not at the last answer: timing the promise would
-  // add up to a second of idle time to a run of a few seconds, so the clock stops at the last answer.
-  let lastAnswer = 0n;
   const run = (amount: number) => {
     const requests = signed(amount, next);
     let index = 0;
     next += amount;
-    return new Promise<autocannon.Result>((resolve, reject) => {
-      const instance = autocannon(
+    return timedRun({
+      url: `${server.url}/api/webhooks/payments/sandbox`,
+      connections,
+      amount,
+      requests: [
         {
-          url: `${server.url}/api/webhooks/payments/sandbox`,
-          connections,
-          amount,
-          requests: [
-            {
-              method: 'POST',
-              setupRequest: (request) => {
-                const { body, signature } = requests[index++ % requests.length]!;
-                return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
-              },
-            },
-          ],
+          method: 'POST',
+          setupRequest: (request) => {
+            const { body, signature } = requests[index++ % requests.length]!;
+            return { ...request, body, headers: { 'content-type': 'application/json', 'x-signature': signature } };
+          },
         },
-        (error, result) => (error ? reject(error as Error) : resolve(result)),
-      );
-      instance.on('response', () => {
-        lastAnswer = process.hrtime.bigint();
-      });
+      ],
     });
   };
 
-  // Rounds alternate the two measurements so drift of this machine's load hits both alike;
-  // each figure is the median of its rounds.
-  const pgbench = pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
-  await run(warmup);
-  const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }[] = [];
-  const theirs: number[] = [];
-  let failures = 0;
-  for (let round = 1; round <= rounds; round++) {
-    const cpuBefore = await server.cpu();
-    const dbCpuBefore = await databaseCpu(client);
-    const started = process.hrtime.bigint();
-    const result = await run(measured);
-    const elapsed = Number(lastAnswer - started) / 1e9;
-    const cpu = (await server.cpu()) - cpuBefore;
-    const dbCpu = cpuSince(dbCpuBefore, await databaseCpu(client));
-    failures += result.non2xx + result.errors + result.timeouts;
-    ours.push({
-      rate: result.requests.total / elapsed,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      cpuMs: cpu / result.requests.total / 1000,
-      dbCpuMs: dbCpu / result.requests.total,
-    });
-    theirs.push(pgbench());
-    console.error(`round ${round}: ${ours.at(-1)!.rate.toFixed(0)} paid top-ups/s, pgbench ${theirs.at(-1)!.toFixed(0)} tps`);
-  }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
-  const paidPerSecond = median(ours.map((round) => round.rate));
-  const pgbenchTps = median(theirs);
-  const share = paidPerSecond / pgbenchTps;
+  const figures = await alternateWithPgbench({
+    rounds,
+    warmup,
+    measured,
+    unit: 'paid top-ups',
+    run,
+    serverCpu: () => server.cpu(),
+    client,
+    pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
+  });
+  const { perSecond, pgbenchTps, share, failures } = figures;
 
   const check = await client.query<{ paid: string; lines: string; types: string }>(
     `select (select count(*) from topups where status = 1) as paid,
@@ -155,16 +116,14 @@ try {
       (select string_agg(distinct type, ',' order by type) from ledger_entries) as types`,
   );
   await client.end();
-  const verifier = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
-  const report = await verifyLedger(verifier.db);
-  await verifier.close();
+  const report = await ledgerReport(database);
 
   console.log(`paid top-up path on ${database.label}`);
   console.log(
     `${users} players, ${referrers} referrers, ${connections} connections, ${warmup} warm-up webhooks, then ${rounds} rounds of ${measured} webhooks and pgbench (medians)\n`,
   );
   console.log(
-    `webhook → credit + gift + referral: ${paidPerSecond.toFixed(0)} paid top-ups/s (p50 ${median(ours.map((r) => r.p50))} ms, p99 ${median(ours.map((r) => r.p99))} ms, server CPU ${median(ours.map((r) => r.cpuMs)).toFixed(2)} ms and database CPU ${median(ours.map((r) => r.dbCpuMs)).toFixed(2)} ms per payment)`,
+    `webhook → credit + gift + referral: ${perSecond.toFixed(0)} paid top-ups/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms and database CPU ${figures.dbCpuMs.toFixed(2)} ms per payment)`,
   );
   console.log(`pgbench -b tpcb-like:               ${pgbenchTps.toFixed(0)} tps`);
   console.log(`share of pgbench:                   ${(share * 100).toFixed(1)} % (target ≥ 50 %)\n`);

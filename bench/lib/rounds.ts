@@ -1,0 +1,124 @@
+// The shape every money bench shares: positive whole-number options, load runs timed to their
+// last answer, rounds alternating with pgbench on the same server (medians), and the ledger
+// checked at the end.
+import autocannon from 'autocannon';
+import type pg from 'pg';
+import { verifyLedger, type LedgerReport } from '../../src/modules/wallet/verify.ts';
+import { openDatabase } from '../../src/platform/db/client.ts';
+import { median } from './load.ts';
+import { cpuSince, databaseCpu } from './pgbench.ts';
+
+/** Reads option `name` of `values` as a positive whole number, or stops the bench with one line. */
+export function positiveCounts<K extends string>(values: Record<K, string | undefined>): (name: K) => number {
+  return (name) => {
+    const value = Number(values[name]);
+    if (!Number.isInteger(value) || value < 1) {
+      console.error(`--${name} must be a positive whole number.`);
+      process.exit(2);
+    }
+    return value;
+  };
+}
+
+export interface TimedResult {
+  result: autocannon.Result;
+  /** From the start to the last answer. */
+  seconds: number;
+}
+
+/**
+ * One autocannon run. autocannon settles on its one-second tick, not at the last answer: timing
+ * the promise would add up to a second of idle time to a run of a few seconds, so the clock stops
+ * at the last answer.
+ */
+export function timedRun(options: autocannon.Options): Promise<TimedResult> {
+  const started = process.hrtime.bigint();
+  let lastAnswer = started;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (error, result) =>
+      error ? reject(error as Error) : resolve({ result, seconds: Number(lastAnswer - started) / 1e9 }),
+    );
+    instance.on('response', () => {
+      lastAnswer = process.hrtime.bigint();
+    });
+  });
+}
+
+export interface AlternatedFigures {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  /** Server CPU per request, ms. */
+  cpuMs: number;
+  /** Database CPU per request, ms. */
+  dbCpuMs: number;
+  pgbenchTps: number;
+  share: number;
+  /** Non-2xx answers, errors and timeouts of the measured rounds. */
+  failures: number;
+  /** The same, of the warm-up. */
+  warmupFailures: number;
+}
+
+/**
+ * A warm-up, then rounds that alternate `run(measured)` with pgbench, so drift of this machine's
+ * load hits both alike; each figure is the median of its rounds.
+ */
+export async function alternateWithPgbench(options: {
+  rounds: number;
+  warmup: number;
+  measured: number;
+  /** What one request is called in the progress lines (`bets`, `withdrawals`…). */
+  unit: string;
+  run(amount: number): Promise<TimedResult>;
+  serverCpu(): Promise<number>;
+  /** A connection to the bench database, for its backends' CPU. */
+  client: pg.Client;
+  pgbench(): number;
+}): Promise<AlternatedFigures> {
+  const failed = (result: autocannon.Result) => result.non2xx + result.errors + result.timeouts;
+  const warmupFailures = failed((await options.run(options.warmup)).result);
+  let failures = 0;
+  const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }[] = [];
+  const theirs: number[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    const cpuBefore = await options.serverCpu();
+    const dbCpuBefore = await databaseCpu(options.client);
+    const { result, seconds } = await options.run(options.measured);
+    const cpu = (await options.serverCpu()) - cpuBefore;
+    const dbCpu = cpuSince(dbCpuBefore, await databaseCpu(options.client));
+    failures += failed(result);
+    ours.push({
+      rate: result.requests.total / seconds,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      cpuMs: cpu / result.requests.total / 1000,
+      dbCpuMs: dbCpu / result.requests.total,
+    });
+    theirs.push(options.pgbench());
+    console.error(`round ${round}: ${ours.at(-1)!.rate.toFixed(0)} ${options.unit}/s, pgbench ${theirs.at(-1)!.toFixed(0)} tps`);
+  }
+  const perSecond = median(ours.map((round) => round.rate));
+  const pgbenchTps = median(theirs);
+  return {
+    perSecond,
+    p50: median(ours.map((round) => round.p50)),
+    p99: median(ours.map((round) => round.p99)),
+    cpuMs: median(ours.map((round) => round.cpuMs)),
+    dbCpuMs: median(ours.map((round) => round.dbCpuMs)),
+    pgbenchTps,
+    share: perSecond / pgbenchTps,
+    failures,
+    warmupFailures,
+  };
+}
+
+/** `croupier ledger:verify` over the bench database. */
+export async function ledgerReport(database: { databaseUrl?: string; dataDir: string }): Promise<LedgerReport> {
+  const verifier = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
+  try {
+    return await verifyLedger(verifier.db);
+  } finally {
+    await verifier.close();
+  }
+}
