@@ -39,6 +39,7 @@ import { DrawService } from './modules/draws/service.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import { LocalInvalidationBus } from './platform/cache/invalidation.ts';
+import { PgInvalidationBus } from './platform/cache/pg-invalidation.ts';
 import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
 import { loggableUrl } from './platform/log-safety.ts';
 import type { AppContext } from './platform/context.ts';
@@ -56,6 +57,7 @@ import { DbRateLimiter } from './platform/rate-limit.ts';
 import { connectRedis, RedisRateLimiter } from './platform/redis.ts';
 import { DbSessionStore } from './platform/session/db-store.ts';
 import { RedisSessionStore } from './platform/session/redis-store.ts';
+import { CachedSessionStore } from './platform/session/cached-store.ts';
 import { SessionManager } from './platform/session/manager.ts';
 import { RememberTokens } from './platform/session/remember.ts';
 import { nestsDeeperThan, normalizeInput } from './platform/input.ts';
@@ -124,8 +126,20 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const keys = new Keyring(config.appKey);
   const identity = new UserIdentity();
   const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
-  const sessionStore =
-    redis === undefined ? new DbSessionStore(db, identity) : new RedisSessionStore(redis, db, identity, config.sessionLifetimeMin * 60);
+  const database = options.database;
+  // Caches hear every instance's changes through Redis, or PostgreSQL's NOTIFY without it; the
+  // embedded database belongs to one process, which has no one else to hear.
+  const invalidation =
+    redis !== undefined
+      ? new RedisInvalidationBus(redis, app.log)
+      : database.url !== undefined
+        ? new PgInvalidationBus(database.url, app.log)
+        : new LocalInvalidationBus();
+  const sessionStore = new CachedSessionStore(
+    redis === undefined ? new DbSessionStore(db, identity) : new RedisSessionStore(redis, db, identity, config.sessionLifetimeMin * 60),
+    invalidation,
+    { maxAgeMs: config.sessionCacheS * 1000, maxEntries: 100_000 },
+  );
   const ctx: AppContext = {
     config,
     database: options.database,
@@ -135,7 +149,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     sessions: new SessionManager(sessionStore, new RememberTokens({ db, keys, identity }), config),
     mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
-    invalidation: redis === undefined ? new LocalInvalidationBus() : new RedisInvalidationBus(redis, app.log),
+    invalidation,
     registrationHooks: [],
   };
   app.decorate('invalidation', ctx.invalidation);

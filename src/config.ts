@@ -21,6 +21,8 @@ export interface Config {
   sessionCookie: string;
   sessionDomain: string | undefined;
   sessionLifetimeMin: number;
+  /** How long an instance may serve a session and its user from memory; 0 reads them on every request. */
+  sessionCacheS: number;
   passwordTimeoutS: number;
   paymentSandboxSecret: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionCookie: cookie,
     sessionDomain: domain,
     sessionLifetimeMin: integer(env, 'SESSION_LIFETIME_MIN', 120, 1, 525600),
+    sessionCacheS: integer(env, 'SESSION_CACHE_S', 30, 0, 3600),
     passwordTimeoutS: integer(env, 'PASSWORD_TIMEOUT_S', 10800, 1, 31536000),
     paymentSandboxSecret:
       read(env, 'PAYMENT_SANDBOX_SECRET') ?? generated(dataDir, 'sandbox.secret', () => randomBytes(32).toString('hex')),

@@ -183,6 +183,7 @@ describe('admin users', () => {
     await ctx().db.execute(
       sql`delete from role_user where role_id = (select id from roles where name = 'super-admin') and user_id <> ${id}`,
     );
+    await ctx().changedOutside();
     const demote = await client.put(`/api/admin/users/${id}`, { roles: ['admin'] });
     assert.equal(demote.status, 422);
     assert.deepEqual(demote.json, {

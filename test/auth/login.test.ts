@@ -195,6 +195,7 @@ describe('login rules', () => {
   test('a disabled account cannot sign in and its open sessions end', async () => {
     const user = await ctx().player();
     await ctx().db.execute(sql`update users set status = 0 where id = ${user.id}`);
+    await ctx().changedOutside();
     assert.deepEqual((await user.client.get('/api/user')).json, { message: 'Unauthenticated.' });
     const client = ctx().client();
     await client.csrf();

@@ -88,12 +88,14 @@ describe('remember me', () => {
     await login(client, email, password, { remember: true });
     const old = client.jar.get('gp_session');
     await exec(ctx(), sql`update sessions set last_activity = now() - interval '1 day'`);
+    await ctx().changedOutside();
     const me = await client.get('/api/user');
     assert.equal(me.status, 200);
     assert.notEqual(client.jar.get('gp_session'), old);
     // Without a remember cookie the same expiry is a 401.
     const plain = await ctx().player();
     await exec(ctx(), sql`update sessions set last_activity = now() - interval '1 day'`);
+    await ctx().changedOutside();
     assert.equal((await plain.client.get('/api/user')).status, 401);
   });
 
@@ -136,6 +138,7 @@ describe('remember me', () => {
     await login(client, email, password, { remember: true });
     onlyRemember(client);
     await exec(ctx(), sql`update users set status = 0 where id = ${id}`);
+    await ctx().changedOutside();
     assert.equal((await client.get('/api/user')).status, 401);
   });
 

@@ -5,6 +5,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { totpCode } from '../../src/modules/auth/two-factor.ts';
 import { assignRole } from '../../src/modules/access/repository.ts';
 import type { Db } from '../../src/platform/db/client.ts';
+import { SESSIONS_TOPIC } from '../../src/platform/session/cached-store.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
 import { startSmtp, type Inbox } from './smtp.ts';
 
@@ -21,6 +22,11 @@ export interface TestApp {
   player(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<SignedIn>;
   /** A signed-in user holding `role`. */
   withRole(role: string): Promise<SignedIn>;
+  /**
+   * After a test changes users or sessions with SQL behind the app's back: the app's session
+   * cache forgets everything, as it does when a command announces such a change.
+   */
+  changedOutside(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,7 +89,11 @@ export async function startApp(env: Record<string, string> = {}, options: Partia
     async withRole(role) {
       const signedIn = await testApp.player({ name: role });
       await assignRole(testApp.db, signedIn.id, role);
+      await testApp.changedOutside();
       return signedIn;
+    },
+    async changedOutside() {
+      await app.invalidation.publish(SESSIONS_TOPIC);
     },
     async close() {
       await app.close();

@@ -8,6 +8,7 @@ describe('idle session expiry (SESSION_LIFETIME_MIN=1)', () => {
 
   async function idle(seconds: number): Promise<void> {
     await ctx().db.execute(sql`update sessions set last_activity = now() - make_interval(secs => ${seconds})`);
+    await ctx().changedOutside();
   }
 
   test('a session idle for longer than the lifetime is gone: 401, and its XSRF token no longer works', async () => {

@@ -73,6 +73,7 @@ describe('sessions and rate limits in Redis (REDIS_URL)', () => {
   test('a disabled user loses the session held in Redis at once', async () => {
     const { client, id } = await ctx().player();
     await ctx().db.execute(sql`update users set status = 0 where id = ${id}`);
+    await ctx().changedOutside();
     assert.equal((await client.get('/api/user')).status, 401);
   });
 });

@@ -229,6 +229,7 @@ export class AccountService {
       if (isUniqueViolation(error, USERS_EMAIL_UNIQUE)) throw ValidationError.field('email', MESSAGES.emailTaken);
       throw error;
     }
+    await this.#ctx.sessions.userChanged(userId);
   }
 
   // Two-factor management ------------------------------------------------------------------
@@ -242,6 +243,7 @@ export class AccountService {
       twoFactorRecoveryCodes: this.#vault.sealCodes(newRecoveryCodes()),
       twoFactorConfirmedAt: null,
     });
+    await this.#ctx.sessions.userChanged(userId);
   }
 
   async confirmTwoFactor(userId: number, code: string | undefined): Promise<void> {
@@ -250,6 +252,7 @@ export class AccountService {
       throw ValidationError.field('code', MESSAGES.invalidCode);
     }
     await updateUser(this.#db, userId, { twoFactorConfirmedAt: new Date() });
+    await this.#ctx.sessions.userChanged(userId);
   }
 
   async disableTwoFactor(userId: number): Promise<void> {
@@ -259,6 +262,7 @@ export class AccountService {
       twoFactorConfirmedAt: null,
       twoFactorLastStep: null,
     });
+    await this.#ctx.sessions.userChanged(userId);
   }
 
   async secretKey(userId: number): Promise<string | null> {

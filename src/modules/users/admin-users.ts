@@ -128,8 +128,10 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
     },
     // Sessions live outside the transaction (possibly in Redis): ended only once the change is committed.
     afterCommit: async (event) => {
+      if (event.action === 'create') return;
       const ended = event.action === 'delete' || event.body.status === 0 || event.body.passwordHash !== undefined;
-      if (event.action === 'create' || !ended) return;
+      // Any other change (name, e-mail, roles, partner flag) shows in their sessions' cached user.
+      if (!ended) return ctx.sessions.userChanged(event.id);
       // An admin who resets their own password here stays signed in on this device only.
       const keep = event.id === event.actor.id ? event.request.session?.id : undefined;
       await ctx.sessions.store.destroyForUser(event.id, keep);

@@ -2,35 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { Listeners, type InvalidationBus, type InvalidationListener } from './invalidation.ts';
+import { ECHO_TIMEOUT_MS, Echoes, encodeMessage, parseMessage } from './wire.ts';
 
 /** One channel for every topic: instances subscribe once, whatever their caches. */
 export const INVALIDATION_CHANNEL = 'croupier:invalidate';
-
-interface Message {
-  /** The instance that sent it; it already told its own caches. */
-  o: string;
-  t: string;
-  k?: string;
-}
-
-function parse(raw: string): Message | undefined {
-  try {
-    const message = JSON.parse(raw) as Partial<Message>;
-    if (typeof message.o !== 'string' || typeof message.t !== 'string') return undefined;
-    if (message.k !== undefined && typeof message.k !== 'string') return undefined;
-    return message as Message;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Tells every instance listening on `redis` that `topic` (or one key under it) is stale: for
  * commands that change data beside running servers (`croupier seed:demo`).
  */
-export async function publishInvalidation(redis: Redis, topic: string, key?: string, origin = 'command'): Promise<void> {
-  const message: Message = key === undefined ? { o: origin, t: topic } : { o: origin, t: topic, k: key };
-  await redis.publish(INVALIDATION_CHANNEL, JSON.stringify(message));
+export async function publishInvalidation(redis: Redis, topic: string, key?: string, origin = 'command', nonce?: string): Promise<void> {
+  await redis.publish(INVALIDATION_CHANNEL, encodeMessage(origin, topic, key, nonce));
 }
 
 /**
@@ -46,6 +28,7 @@ export class RedisInvalidationBus implements InvalidationBus {
   readonly #listeners = new Listeners();
   readonly #origin = randomUUID();
   readonly #log: FastifyBaseLogger | undefined;
+  readonly #echoes = new Echoes();
   #live = false;
   #subscribed: Promise<void>;
   #resolveSubscribed!: () => void;
@@ -58,11 +41,14 @@ export class RedisInvalidationBus implements InvalidationBus {
     this.#subscriber = redis.duplicate();
     this.#subscriber.on('error', (error: Error) => this.#log?.warn({ err: error }, 'cache invalidation: Redis connection error'));
     this.#subscriber.on('message', (channel: string, raw: string) => {
-      const message = channel === INVALIDATION_CHANNEL ? parse(raw) : undefined;
-      if (message !== undefined && message.o !== this.#origin) this.#listeners.notify(message.t, message.k);
+      const message = channel === INVALIDATION_CHANNEL ? parseMessage(raw) : undefined;
+      if (message === undefined) return;
+      if (message.o === this.#origin) this.#echoes.heard(message.n);
+      else this.#listeners.notify(message.t, message.k);
     });
     const down = () => {
       this.#live = false;
+      this.#echoes.settleAll();
     };
     this.#subscriber.on('close', down);
     this.#subscriber.on('reconnecting', down);
@@ -95,9 +81,12 @@ export class RedisInvalidationBus implements InvalidationBus {
 
   async publish(topic: string, key?: string): Promise<void> {
     this.#listeners.notify(topic, key);
+    const echo = this.#live ? this.#echoes.expect(ECHO_TIMEOUT_MS) : undefined;
     try {
-      await publishInvalidation(this.#publisher, topic, key, this.#origin);
+      await publishInvalidation(this.#publisher, topic, key, this.#origin, echo?.nonce);
+      await echo?.heard;
     } catch (error) {
+      if (echo !== undefined) this.#echoes.heard(echo.nonce);
       // The change is committed; other instances' entries still expire by age.
       this.#log?.warn({ err: error, topic }, 'cache invalidation: publishing to Redis failed');
     }
@@ -110,6 +99,7 @@ export class RedisInvalidationBus implements InvalidationBus {
   async close(): Promise<void> {
     this.#closed = true;
     this.#live = false;
+    this.#echoes.settleAll();
     this.#subscriber.disconnect();
   }
 }

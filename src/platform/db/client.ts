@@ -13,6 +13,8 @@ export type Db = PgDatabase<PgQueryResultHKT>;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** PostgreSQL's connection string, for connections of their own (leader locks, LISTEN). */
+  url: string | undefined;
   /** A lock only one process using this database holds at a time, for singleton jobs (leader.ts). */
   leaderLock(name: string): LeaderLock;
   close(): Promise<void>;
@@ -43,6 +45,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       kind: 'postgres',
+      url,
       leaderLock: (name) => new AdvisoryLeaderLock(url, name),
       close: () => pool.end(),
     };
@@ -56,6 +59,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       kind: 'pglite',
+      url: undefined,
       leaderLock: () => soleLeader,
       close: async () => {
         await client.close();

@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { randomAlphanumeric } from '../crypto.ts';
 import { REMEMBER_COOKIE, REMEMBER_MAX_AGE_S, type RememberTokens } from './remember.ts';
-import type { Session, SessionData, SessionStore } from './store.ts';
+import type { CachedSessionStore } from './cached-store.ts';
+import type { Session, SessionData } from './store.ts';
 
 export const XSRF_COOKIE = 'XSRF-TOKEN';
 const PERSISTENT_MAX_AGE_S = 30 * 24 * 60 * 60;
@@ -29,18 +30,26 @@ function blankSession(request: FastifyRequest): SessionData {
 
 /** Session lifecycle and its cookies (contract section 2). */
 export class SessionManager {
-  readonly #store: SessionStore;
+  readonly #store: CachedSessionStore;
   readonly #remember: RememberTokens;
   readonly #config: Config;
 
-  constructor(store: SessionStore, remember: RememberTokens, config: Config) {
+  constructor(store: CachedSessionStore, remember: RememberTokens, config: Config) {
     this.#store = store;
     this.#remember = remember;
     this.#config = config;
   }
 
-  get store(): SessionStore {
+  get store(): CachedSessionStore {
     return this.#store;
+  }
+
+  /**
+   * Call once a change to a user is committed (status, password, name, e-mail, roles,
+   * two-factor): every instance reads their sessions afresh. Without an id: every user.
+   */
+  userChanged(userId?: number): Promise<void> {
+    return this.#store.forgetUser(userId);
   }
 
   get remember(): RememberTokens {
