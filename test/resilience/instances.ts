@@ -96,6 +96,7 @@ export interface Answer {
   status: number;
   json: unknown;
   text: string;
+  retryAfter: string | null;
 }
 
 /** Cookies and the XSRF header of one signed-in browser, usable on every instance (sessions live in Redis). */
@@ -141,7 +142,7 @@ export async function postRaw(url: string, raw: string, headers: Record<string, 
   return read(res);
 }
 
-async function read(res: Response): Promise<Answer> {
+export async function read(res: Response): Promise<Answer> {
   const text = await res.text();
   let json: unknown;
   try {
@@ -149,7 +150,7 @@ async function read(res: Response): Promise<Answer> {
   } catch {
     json = undefined;
   }
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, retryAfter: res.headers.get('retry-after') };
 }
 
 /** Registers a player through the real endpoints; the browser stays signed in. */
