@@ -24,7 +24,10 @@ const skip =
 interface Slot {
   name: string;
   instance: Instance;
-  /** Whether the client routes new requests to it (false from the kill until it is ready again). */
+  /**
+   * Whether the client routes new requests to it: as a load balancer does, it learns of the
+   * death from the first request that fails there, and routes there again once it is ready.
+   */
   up: boolean;
   inFlight: number;
   answered: number;
@@ -95,7 +98,6 @@ describe('two instances on PostgreSQL and Redis, one killed with SIGKILL under a
       const kill = () => {
         inFlightAtKill = b.inFlight;
         killedAt = new Date();
-        b.up = false;
         process.kill(b.instance.pid, 'SIGKILL');
         void (async () => {
           const signal = await b.instance.exited;
@@ -125,6 +127,7 @@ describe('two instances on PostgreSQL and Redis, one killed with SIGKILL under a
           } catch {
             // The connection died with the process (or never opened): resend.
             unanswered += 1;
+            if (slot === b && instance === second && b.instance === second) b.up = false;
           } finally {
             slot.inFlight -= 1;
           }
