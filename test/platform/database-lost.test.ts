@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { one, openDatabase } from '../../src/platform/db/client.ts';
+import { isDatabaseUnavailable, one, openDatabase, transaction } from '../../src/platform/db/client.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 import { backend } from '../helpers/database.ts';
 import { useApp, type Client, type Response, type TestApp } from '../helpers/app.ts';
@@ -96,6 +96,32 @@ describe('a PostgreSQL database that goes away', { skip: backend !== 'postgres' 
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await player.client.get('/api/user')).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 200], 'served again without a restart');
+  });
+
+  test('a connection lost between two statements of a transaction fails that transaction as unavailable, and the process goes on', async () => {
+    const admin = new pg.Client({ connectionString: ctx().database.url });
+    await admin.connect();
+    let failure: unknown;
+    try {
+      await transaction(ctx().db, async (tx) => {
+        const own = await one<{ pid: number }>(tx, sql`select pg_backend_pid() as pid`);
+        await admin.query('select pg_terminate_backend($1)', [own!.pid]);
+        // Once the session is gone its FATAL message has been sent; this process reads it while
+        // the transaction runs no query, which is when a client without a listener crashes it.
+        for (let alive = 1; alive > 0;) {
+          const { rows } = await admin.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where pid = $1', [own!.pid]);
+          alive = rows[0]!.n;
+        }
+        await admin.query('select 1');
+        await tx.execute(sql`select 1`);
+      });
+    } catch (error) {
+      failure = error;
+    } finally {
+      await admin.end();
+    }
+    assert.ok(isDatabaseUnavailable(failure), `the transaction failed as unavailable: ${String(failure)}`);
+    assert.equal((await ctx().client().get('/ready')).status, 200, 'the pool serves again');
   });
 
   test('a dropped database is a 503 on every request; recreated and migrated, the service answers by itself', async () => {

@@ -39,8 +39,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const url = options.databaseUrl;
   if (url !== undefined) {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    // An idle client that loses its connection emits an error; without a listener it would crash the process.
+    // A client that loses its connection emits an error, and one without a listener crashes the
+    // process. The pool listens for its idle clients only; a client checked out between two
+    // statements of a transaction needs its own listener. Either way the next query on it fails
+    // (a 503), and the pool discards it when it comes back.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = drizzlePg(pool) as unknown as Db;
     return {
       db,
@@ -131,7 +135,9 @@ export function errorCode(error: unknown): string | undefined {
 /**
  * SQLSTATEs of a database that is gone rather than a query that is wrong: lost connections
  * (class 08), shutdowns and restarts (57P01-57P03), a dropped database (3D000), and a schema
- * that is not there (undefined table or schema: dropped, or never migrated).
+ * that is not there (undefined table or schema: dropped, or never migrated). Besides these, any
+ * error the server sends as FATAL or PANIC: it ends the session, whatever its code (a database
+ * that refuses connections, 55000 with ALLOW_CONNECTIONS false; too many connections, 53300).
  */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '3D000', '42P01', '3F000']);
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
@@ -146,10 +152,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let steps = 0; pending.length > 0 && steps < 16; steps++) {
     const current = pending.pop();
     if (current === null || typeof current !== 'object') continue;
-    const { code, message, cause, errors } = current as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    const { code, message, cause, errors, severity } = current as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+      severity?: unknown;
+    };
     if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_NODE_CODES.has(code))) {
       return true;
     }
+    if (severity === 'FATAL' || severity === 'PANIC') return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
     pending.push(cause);
     // A connection attempt on every address of a host fails as one AggregateError.
