@@ -40,7 +40,11 @@ import { systemClock, type Clock } from './platform/clock.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import { LocalInvalidationBus } from './platform/cache/invalidation.ts';
 import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
+import { logDestination } from './platform/log-output.ts';
 import { loggableUrl } from './platform/log-safety.ts';
+import { Metrics } from './platform/metrics/registry.ts';
+import { noMoneyEvents } from './platform/metrics/money.ts';
+import { registerMetrics } from './platform/metrics/routes.ts';
 import type { AppContext } from './platform/context.ts';
 import { BodyTooDeepError } from './platform/errors.ts';
 import { Keyring } from './platform/crypto.ts';
@@ -84,10 +88,11 @@ const CORS_HEADERS = ['Content-Type', 'X-XSRF-TOKEN', 'X-CSRF-TOKEN', 'X-Request
 const EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'];
 
 export async function buildApp(config: Config, options: AppOptions): Promise<FastifyInstance> {
+  const logStream = logDestination(config.logFormat, options.logStream, process.stdout.isTTY === true);
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
+      ...(logStream === undefined ? {} : { stream: logStream }),
       redact: {
         paths: [
           'req.headers.cookie',
@@ -126,6 +131,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
   const sessionStore =
     redis === undefined ? new DbSessionStore(db, identity) : new RedisSessionStore(redis, db, identity, config.sessionLifetimeMin * 60);
+  // Built only when enabled: off, no request pays for the histogram and /metrics is a 404.
+  const metrics = config.metrics.enabled ? new Metrics({ pool: options.database.pool }) : undefined;
   const ctx: AppContext = {
     config,
     database: options.database,
@@ -137,6 +144,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
     invalidation: redis === undefined ? new LocalInvalidationBus() : new RedisInvalidationBus(redis, app.log),
     registrationHooks: [],
+    money: metrics ?? noMoneyEvents,
   };
   app.decorate('invalidation', ctx.invalidation);
 
@@ -182,6 +190,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (metrics !== undefined) registerMetrics(app, metrics, config.metrics.token);
   app.addHook('preValidation', async (request) => {
     if (request.body !== undefined) request.body = normalizeInput(request.body);
   });
