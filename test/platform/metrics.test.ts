@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useApp, type TestApp } from '../helpers/app.ts';
+import { dataOf, fund, payoutWebhook, requestWithdrawal } from '../withdrawals/helpers.ts';
 import { createTopup, NO_REFERRAL, paid, putSettings, referredPlayer, webhook } from '../wallet/helpers.ts';
 
 const TOKEN = 'metrics-test-token-0123456789abcdef';
@@ -26,6 +27,14 @@ describe('GET /metrics when metrics are not enabled', () => {
 
 describe('GET /metrics with METRICS_TOKEN', () => {
   const ctx = useApp({ METRICS_TOKEN: TOKEN });
+
+  test('is not in the OpenAPI document, like the other probes', async () => {
+    const res = await ctx().client().get('/docs/json');
+    assert.equal(res.status, 200);
+    const paths = (res.json as { paths: Record<string, unknown> }).paths;
+    assert.ok('/api/user' in paths);
+    assert.equal('/metrics' in paths, false);
+  });
 
   test('answers 401 in the contract shape without the token, with a wrong one, or another scheme', async () => {
     for (const authorization of [
@@ -132,6 +141,36 @@ describe('GET /metrics with METRICS_TOKEN', () => {
         sample(before, 'croupier_ledger_amount_cents_total{type="topup"}'),
       1200,
     );
+  });
+
+  test('withdrawals count by outcome with their hold and refund lines: requested, approved and paid, or rejected', async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    const player = await t.player();
+    await fund(t, player.id, 10_000n);
+    const read = async () => (await scrape(t, `Bearer ${TOKEN}`)).body;
+    const before = await read();
+
+    const paidOut = await requestWithdrawal(player.client, 30, { payee_account: '111.444.777-35' });
+    const approved = await admin.client.post(`/api/admin/withdrawals/${paidOut.id}/approve`);
+    assert.equal(approved.status, 200, approved.text);
+    const notified = await payoutWebhook(t, { reference: dataOf(approved).reference, status: 'paid', amount: 30 });
+    assert.equal(notified.status, 200, notified.text);
+    const refused = await requestWithdrawal(player.client, 20, { payee_account: '111.444.777-35' });
+    assert.equal((await admin.client.post(`/api/admin/withdrawals/${refused.id}/reject`, { reason: 'No' })).status, 200);
+    // Refused by the state machine: nothing moves.
+    assert.equal((await admin.client.post(`/api/admin/withdrawals/${refused.id}/reject`, { reason: 'No' })).status, 409);
+
+    const after = await read();
+    const moved = (series: string) => sample(after, series) - sample(before, series);
+    assert.equal(moved('croupier_withdrawals_total{outcome="requested"}'), 2);
+    assert.equal(moved('croupier_withdrawals_total{outcome="approved"}'), 1);
+    assert.equal(moved('croupier_withdrawals_total{outcome="paid"}'), 1);
+    assert.equal(moved('croupier_withdrawals_total{outcome="rejected"}'), 1);
+    assert.equal(moved('croupier_ledger_lines_total{type="withdrawal"}'), 2);
+    assert.equal(moved('croupier_ledger_amount_cents_total{type="withdrawal"}'), 5000);
+    assert.equal(moved('croupier_ledger_lines_total{type="withdrawal_refund"}'), 1);
+    assert.equal(moved('croupier_ledger_amount_cents_total{type="withdrawal_refund"}'), 2000);
   });
 });
 

@@ -73,7 +73,8 @@ export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
     // An unknown path or method is answered (404/405) before any session or CSRF work, as routing does in Laravel.
     if (config.stateless === true || request.is404) return;
     await ctx.sessions.resolve(request, reply);
-    if (request.user !== null) logUserOf(request, request.user.id);
+    // Routes of plugins registered before the guard (the /docs pages) lack the decorator: undefined, not null.
+    if (request.user) logUserOf(request, request.user.id);
     if (!SAFE_METHODS.has(request.method)) {
       const token = submittedToken(request);
       if (request.session === null || token === undefined || !safeEqual(token, request.session.csrfToken)) {
