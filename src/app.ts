@@ -41,7 +41,11 @@ import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.t
 import { LocalInvalidationBus } from './platform/cache/invalidation.ts';
 import { PgInvalidationBus } from './platform/cache/pg-invalidation.ts';
 import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
+import { logDestination } from './platform/log-output.ts';
 import { loggableUrl } from './platform/log-safety.ts';
+import { Metrics } from './platform/metrics/registry.ts';
+import { noMoneyEvents } from './platform/metrics/money.ts';
+import { registerMetrics } from './platform/metrics/routes.ts';
 import type { AppContext } from './platform/context.ts';
 import { BodyTooDeepError } from './platform/errors.ts';
 import { Keyring } from './platform/crypto.ts';
@@ -86,10 +90,11 @@ const CORS_HEADERS = ['Content-Type', 'X-XSRF-TOKEN', 'X-CSRF-TOKEN', 'X-Request
 const EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'];
 
 export async function buildApp(config: Config, options: AppOptions): Promise<FastifyInstance> {
+  const logStream = logDestination(config.logFormat, options.logStream, process.stdout.isTTY === true);
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
+      ...(logStream === undefined ? {} : { stream: logStream }),
       redact: {
         paths: [
           'req.headers.cookie',
@@ -140,6 +145,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     invalidation,
     { maxAgeMs: config.sessionCacheS * 1000, maxEntries: 100_000 },
   );
+  // Built only when enabled: off, no request pays for the histogram and /metrics is a 404.
+  const metrics = config.metrics.enabled ? new Metrics({ pool: options.database.pool }) : undefined;
   const ctx: AppContext = {
     config,
     database: options.database,
@@ -151,6 +158,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
     invalidation,
     registrationHooks: [],
+    money: metrics ?? noMoneyEvents,
   };
   app.decorate('invalidation', ctx.invalidation);
 
@@ -196,6 +204,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (metrics !== undefined) registerMetrics(app, metrics, config.metrics.token);
   app.addHook('preValidation', async (request) => {
     if (request.body !== undefined) request.body = normalizeInput(request.body);
   });

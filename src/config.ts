@@ -36,6 +36,10 @@ export interface Config {
   secureCookies: boolean;
   /** Whether this instance runs the draw scheduler (DRAW_SCHEDULER=off: tests tick it by hand). */
   drawScheduler: boolean;
+  /** `pretty` (human lines through pino-pretty) or `json`; unset: pretty when stdout is a terminal. */
+  logFormat: 'pretty' | 'json' | undefined;
+  /** GET /metrics (Prometheus): off unless enabled; with a token, scrapes must send it as a Bearer token. */
+  metrics: { enabled: boolean; token: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -45,6 +49,8 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Long enough that guessing it is hopeless (short ones are refused, not trusted); no spaces, as it travels in a header. */
+const METRICS_TOKEN = /^[\x21-\x7e]{16,}$/;
 
 function read(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -144,6 +150,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (merchantCity.length > 15) fail('PIX_MERCHANT_CITY', 'at most 15 characters', merchantCity);
   const drawScheduler = read(env, 'DRAW_SCHEDULER') ?? 'on';
   if (drawScheduler !== 'on' && drawScheduler !== 'off') fail('DRAW_SCHEDULER', 'on or off', drawScheduler);
+  const logFormat = read(env, 'LOG_FORMAT');
+  if (logFormat !== undefined && logFormat !== 'pretty' && logFormat !== 'json') fail('LOG_FORMAT', 'pretty or json', logFormat);
+  const metricsToken = read(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && !METRICS_TOKEN.test(metricsToken)) {
+    fail('METRICS_TOKEN', 'at least 16 printable characters without spaces', `${metricsToken.length} characters`);
+  }
+  // A token alone turns the endpoint on; METRICS_ENABLED=off wins over it.
+  const metricsEnabled = read(env, 'METRICS_ENABLED') ?? (metricsToken === undefined ? 'off' : 'on');
+  if (metricsEnabled !== 'on' && metricsEnabled !== 'off') fail('METRICS_ENABLED', 'on or off', metricsEnabled);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -176,5 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: proxies(read(env, 'TRUSTED_PROXIES')),
     secureCookies: appUrl.startsWith('https:'),
     drawScheduler: drawScheduler === 'on',
+    logFormat,
+    metrics: { enabled: metricsEnabled === 'on', token: metricsToken },
   };
 }

@@ -36,6 +36,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'warn',
+    // `METRICS_ENABLED=on npm run bench` measures the request histogram's cost (docs/production.md).
+    ...(process.env.METRICS_ENABLED === undefined ? {} : { METRICS_ENABLED: process.env.METRICS_ENABLED }),
     ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
     ...options.env,
   };

@@ -4,6 +4,7 @@ import type { InvalidationBus } from './cache/invalidation.ts';
 import type { Keyring } from './crypto.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { MoneyEvents } from './metrics/money.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { SessionManager } from './session/manager.ts';
 
@@ -27,4 +28,6 @@ export interface AppContext {
   /** Tells in-process caches, here and on other instances (Redis), what a change made stale. */
   invalidation: InvalidationBus;
   registrationHooks: RegistrationHook[];
+  /** Counts committed money movements for the metrics (a no-op when metrics are off). */
+  money: MoneyEvents;
 }

@@ -98,6 +98,26 @@ describe('configuration', () => {
     rejects({ SESSION_DOMAIN: 'bad domain' }, 'SESSION_DOMAIN');
     rejects({ DEFAULT_CURRENCY: 'real' }, 'DEFAULT_CURRENCY');
     rejects({ MAIL_FROM: 'nobody' }, 'MAIL_FROM');
+    rejects({ LOG_FORMAT: 'xml' }, 'LOG_FORMAT');
+    rejects({ METRICS_ENABLED: 'yes' }, 'METRICS_ENABLED');
+    rejects({ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN');
+    rejects({ METRICS_TOKEN: 'a token with spaces in it' }, 'METRICS_TOKEN');
+  });
+
+  test('metrics are off by default, on with a token (which is required then) or METRICS_ENABLED=on, and off wins', () => {
+    const token = 'a-metrics-token-0123456789';
+    assert.deepEqual(loadConfig(base()).metrics, { enabled: false, token: undefined });
+    assert.deepEqual(loadConfig({ ...base(), METRICS_TOKEN: token }).metrics, { enabled: true, token });
+    assert.deepEqual(loadConfig({ ...base(), METRICS_ENABLED: 'on' }).metrics, { enabled: true, token: undefined });
+    assert.deepEqual(loadConfig({ ...base(), METRICS_ENABLED: 'off', METRICS_TOKEN: token }).metrics, { enabled: false, token });
+  });
+
+  test('a too short METRICS_TOKEN is refused without echoing it', () => {
+    const token = 'short-secret';
+    assert.throws(
+      () => loadConfig({ ...base(), METRICS_TOKEN: token }),
+      (error: unknown) => error instanceof ConfigError && !error.message.includes(token),
+    );
   });
 
   test('an invalid APP_KEY is not echoed whole in the error', () => {

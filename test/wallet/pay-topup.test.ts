@@ -103,7 +103,8 @@ describe('the one paid path (pay_topup)', () => {
       actorId: admin.id,
       allowExpired: false,
     });
-    assert.deepEqual(outcome, { outcome: 'paid', topupId: topup.id });
+    // The lines it wrote come back (the metrics count them): the gift under the new settings, no referrer.
+    assert.deepEqual(outcome, { outcome: 'paid', topupId: topup.id, via: 'admin', amount: 1000n, gift: 250n, referralReward: 0n });
     assert.equal(await balanceOf(t.db, player.id), 1250n);
     assert.equal((await settingsOf(topup.id)).topup_settings_id, await latest('topup'));
   });

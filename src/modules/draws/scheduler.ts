@@ -165,6 +165,8 @@ export class DrawScheduler {
     let settled = 0;
     for (;;) {
       const outcome = await settleDraw(this.#ctx.db, drawId, this.#batch);
+      // Each batch is its own transaction, committed by now: its winners' lines in one count.
+      this.#ctx.money.ledgerLines('win', outcome.won, outcome.paid);
       settled += outcome.settled;
       if (outcome.outcome !== 'partial') return settled;
     }

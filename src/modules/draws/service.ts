@@ -172,6 +172,8 @@ export class DrawService {
       switch (row.outcome) {
         case 'placed':
         case 'replayed':
+          // One statement on its own, committed by now; a replay moved nothing.
+          if (row.outcome === 'placed') this.#ctx.money.ledgerLine('bet', -amount);
           return { bet: (await findBet(this.#ctx.db, Number(row.betId)))!, replayed: row.outcome === 'replayed' };
         case 'key_reused':
           throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different bet.');

@@ -182,6 +182,8 @@ export class GameWalletService {
             payload,
           }),
         );
+        // One statement on its own, committed by now; a replay moved nothing.
+        if (row!.outcome === 'OK' && !row!.replayed) this.#ctx.money.ledgerLine('bet', -call.amount);
         return answerOf(row!, null);
       }
       case 'win': {
@@ -197,6 +199,7 @@ export class GameWalletService {
             payload,
           }),
         );
+        if (row!.outcome === 'OK' && !row!.replayed && call.amount > 0n) this.#ctx.money.ledgerLine('win', call.amount);
         return answerOf(row!, null);
       }
       case 'refund': {

@@ -7,6 +7,7 @@ import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter } from '../../platform/pagination/list.ts';
 import { adminTransaction } from '../../platform/admin/operation-log.ts';
+import { reportPaid } from './mark-paid.ts';
 import { presentTopup, statusFilter, TopupRecord } from './present.ts';
 import { topupFields, type TopupRow } from './repository.ts';
 import { topups } from './tables.ts';
@@ -66,7 +67,8 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
       const { topup } = request.params;
       const { status } = request.body;
       const admin = currentUser(request).id;
-      const row = await adminTransaction(ctx, request, (tx) => service.setStatusByAdmin(tx, topup, status, admin));
+      const { row, paid } = await adminTransaction(ctx, request, (tx) => service.setStatusByAdmin(tx, topup, status, admin));
+      if (paid !== undefined) reportPaid(ctx.money, paid);
       return { data: present(row) };
     },
   );
@@ -85,7 +87,8 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
     async (request) => {
       const { topup } = request.params;
       const admin = currentUser(request).id;
-      const row = await adminTransaction(ctx, request, (tx) => service.confirmByAdmin(tx, topup, admin));
+      const { row, paid } = await adminTransaction(ctx, request, (tx) => service.confirmByAdmin(tx, topup, admin));
+      if (paid !== undefined) reportPaid(ctx.money, paid);
       return { data: present(row) };
     },
   );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { ConflictError } from '../../platform/errors.ts';
+import type { MoneyEvents } from '../../platform/metrics/money.ts';
 import { toCents } from '../../platform/money.ts';
 import type { ReferralSettings, TopupSettings } from '../settings/definitions.ts';
 import { InForce } from '../settings/in-force.ts';
@@ -26,8 +27,18 @@ export interface MarkPaidInput {
   allowExpired: boolean;
 }
 
+/** A payment that went through: the lines pay_topup wrote (0: no such line). */
+export interface PaidOutcome {
+  outcome: 'paid';
+  topupId: number;
+  via: MarkPaidInput['via'];
+  amount: bigint;
+  gift: bigint;
+  referralReward: bigint;
+}
+
 export type MarkPaidOutcome =
-  | { outcome: 'paid'; topupId: number }
+  | PaidOutcome
   /** Nothing moved; the status (expiry applied) and the amount say why. */
   | { outcome: 'not_payable'; topupId: number; status: number; amount: bigint }
   | { outcome: 'unknown' };
@@ -53,7 +64,14 @@ const p = (name: string) => sql.placeholder(name);
  */
 export function preparePayTopup(db: Db) {
   return db
-    .select({ outcome: sql<string>`outcome`, topupId: sql<unknown>`topup_id`, status: sql<unknown>`status`, amount: sql<unknown>`amount` })
+    .select({
+      outcome: sql<string>`outcome`,
+      topupId: sql<unknown>`topup_id`,
+      status: sql<unknown>`status`,
+      amount: sql<unknown>`amount`,
+      gift: sql<unknown>`gift`,
+      referralReward: sql<unknown>`referral_reward`,
+    })
     .from(
       sql`pay_topup(${p('topupId')}::bigint, ${p('gateway')}::text, ${p('paymentId')}::text, ${p('amount')}::bigint,
         ${p('via')}::text, ${p('actorId')}::bigint, ${p('allowExpired')}::boolean, ${p('topupSettingsId')}::bigint,
@@ -99,7 +117,14 @@ export async function markTopupPaid(
     });
     switch (row!.outcome) {
       case 'paid':
-        return { outcome: 'paid', topupId: Number(row!.topupId) };
+        return {
+          outcome: 'paid',
+          topupId: Number(row!.topupId),
+          via: input.via,
+          amount: target.amount,
+          gift: toCents(row!.gift),
+          referralReward: toCents(row!.referralReward),
+        };
       case 'not_payable':
         return { outcome: 'not_payable', topupId: Number(row!.topupId), status: Number(row!.status), amount: toCents(row!.amount) };
       case 'unknown':
@@ -109,6 +134,14 @@ export async function markTopupPaid(
     }
   }
   throw new Error(`Top-up settings kept changing while paying ${JSON.stringify({ ...target, amount: String(target.amount) })}.`);
+}
+
+/** Tells the metrics about a payment, once it committed (the webhook's statement, or the admin's transaction). */
+export function reportPaid(money: MoneyEvents, paid: PaidOutcome): void {
+  money.topupPaid(paid.via);
+  money.ledgerLine('topup', paid.amount);
+  if (paid.gift > 0n) money.ledgerLine('topup_gift', paid.gift);
+  if (paid.referralReward > 0n) money.ledgerLine('referral_bonus', paid.referralReward);
 }
 
 /** The 409 an admin gets for a top-up that is not pending. */

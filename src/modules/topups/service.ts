@@ -11,7 +11,9 @@ import {
   markTopupPaid,
   notPendingConflict,
   preparePayTopup,
+  reportPaid,
   SettingsInForce,
+  type PaidOutcome,
   type MarkPaidInput,
   type PayTopupStatement,
 } from './mark-paid.ts';
@@ -26,6 +28,12 @@ import {
 } from './repository.ts';
 
 const STATUS_NAMES = ['pending', 'paid', 'cancelled', 'expired'];
+
+/** An admin's change of a top-up, with the payment it made if it made one (to report after commit). */
+export interface AdminChange {
+  row: TopupRow;
+  paid?: PaidOutcome;
+}
 
 export interface WebhookResult {
   topupId: number;
@@ -126,7 +134,11 @@ export class TopupService {
     // The amount is part of the exactly-once gate: a mismatch never reaches the ledger.
     const target = { gateway: gateway.code, paymentId: event.paymentId, amount: event.amountCents };
     const outcome = await this.#payByWebhook({ target, via: 'webhook', actorId: null, allowExpired: true });
-    if (outcome.outcome === 'paid') return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: false };
+    if (outcome.outcome === 'paid') {
+      // One statement on its own: it has committed by now.
+      reportPaid(this.#ctx.money, outcome);
+      return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: false };
+    }
     if (outcome.outcome === 'unknown') return unknown();
     if (outcome.amount !== event.amountCents) return refuseAmount(outcome.topupId, outcome.amount);
     if (outcome.status === TOPUP_STATUS.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: true };
@@ -149,14 +161,17 @@ export class TopupService {
     }
   }
 
-  /** Admin confirm or PUT status=1: the one paid path, inside the admin's logged transaction. */
-  async confirmByAdmin(tx: Db, topupId: number, adminId: number): Promise<TopupRow> {
+  /**
+   * Admin confirm or PUT status=1: the one paid path, inside the admin's logged transaction. The
+   * payment comes back with the row: the caller reports it (`reportPaid`) once that transaction committed.
+   */
+  async confirmByAdmin(tx: Db, topupId: number, adminId: number): Promise<AdminChange> {
     const current = await findTopup(tx, topupId);
     if (current === undefined) throw new NotFoundError();
     return this.#confirm(tx, current, adminId);
   }
 
-  async #confirm(tx: Db, current: TopupRow, adminId: number): Promise<TopupRow> {
+  async #confirm(tx: Db, current: TopupRow, adminId: number): Promise<AdminChange> {
     const id = current.id;
     const outcome = await markTopupPaid(preparePayTopup(tx), new SettingsInForce(tx), {
       target: { id, amount: current.amount },
@@ -166,15 +181,15 @@ export class TopupService {
     });
     if (outcome.outcome === 'unknown') throw new NotFoundError();
     if (outcome.outcome === 'not_payable') throw notPendingConflict(outcome.status);
-    return (await findTopup(tx, id))!;
+    return { row: (await findTopup(tx, id))!, paid: outcome };
   }
 
   /** Admin PUT status: 0→1 (credit), 0→2 (cancel); every other transition is a 409. */
-  async setStatusByAdmin(tx: Db, topupId: number, status: number, adminId: number): Promise<TopupRow> {
+  async setStatusByAdmin(tx: Db, topupId: number, status: number, adminId: number): Promise<AdminChange> {
     const current = await findTopup(tx, topupId);
     if (current === undefined) throw new NotFoundError();
     if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, adminId);
-    if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return (await findTopup(tx, topupId))!;
+    if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return { row: (await findTopup(tx, topupId))! };
     const from = STATUS_NAMES[(await findTopup(tx, topupId))!.status] ?? 'unknown';
     throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`, 'invalid_transition');
   }

@@ -39,11 +39,14 @@ export class WalletService {
     const amount = parseMoney('amount', adjustment.amount, { signed: true });
     const header = adjustment.idempotencyKey;
     const key = header !== undefined && IDEMPOTENCY_KEY.test(header) ? `adjustment:${adminId}:${header}` : `adjustment:${randomUUID()}`;
-    return adminTransaction(this.#ctx, request, async (tx) => {
+    // Whether this attempt wrote the line (a replayed key did not): reported once the transaction committed.
+    let wrote = false;
+    const adjusted = await adminTransaction(this.#ctx, request, async (tx) => {
+      wrote = false;
       const balance = await findBalance(tx, adjustment.balanceId);
       if (balance === undefined) throw new NotFoundError();
       try {
-        await applyLedgerOperation(tx, {
+        const outcome = await applyLedgerOperation(tx, {
           userId: balance.userId,
           currency: balance.currency,
           type: 'adjustment',
@@ -53,6 +56,7 @@ export class WalletService {
           description: adjustment.reason,
           idempotencyKey: key,
         });
+        wrote = !outcome.replayed;
       } catch (error) {
         if (error instanceof InsufficientFundsError) {
           throw ValidationError.field('amount', `The balance would go below 0; it is ${formatUnits(error.available)}.`);
@@ -65,5 +69,7 @@ export class WalletService {
       }
       return (await findBalance(tx, adjustment.balanceId))!;
     });
+    if (wrote) this.#ctx.money.ledgerLine('adjustment', amount);
+    return adjusted;
   }
 }

@@ -56,6 +56,7 @@ export function registerAdminWithdrawalRoutes(app: App, ctx: AppContext, service
         const admin = currentUser(request).id;
         const id = request.params.withdrawal;
         let row = await adminTransaction(ctx, request, (tx) => service.review(tx, id, action, admin, null));
+        service.reportTransition(row, action);
         // After the commit, never inside: the payout is a network call.
         if (action === 'approve') row = await service.sendPayout(row, request.log);
         return { data: presentAdminWithdrawal(row) };
@@ -83,6 +84,7 @@ export function registerAdminWithdrawalRoutes(app: App, ctx: AppContext, service
         const admin = currentUser(request).id;
         const id = request.params.withdrawal;
         const row = await adminTransaction(ctx, request, (tx) => service.review(tx, id, action, admin, request.body.reason));
+        service.reportTransition(row, action);
         return { data: presentAdminWithdrawal(row) };
       },
     );

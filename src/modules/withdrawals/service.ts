@@ -31,6 +31,8 @@ const SETTINGS_ATTEMPTS = 5;
 
 const STATUS_NAMES = ['pending', 'approved', 'paid', 'rejected', 'failed'];
 const ACTION_VERBS: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'completed', fail: 'failed' };
+/** The status a transition reaches, as the metrics name the outcome. */
+const ACTION_OUTCOMES: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'paid', fail: 'failed' };
 
 export interface WithdrawalRequest {
   userId: number;
@@ -125,6 +127,10 @@ export class WithdrawalService {
       }
       switch (row.outcome) {
         case 'created':
+          // One statement on its own: the hold has committed.
+          this.#ctx.money.withdrawal('requested');
+          this.#ctx.money.ledgerLine('withdrawal', -amount);
+          return { withdrawal: withdrawalFromJson(row.withdrawal!), replayed: false };
         case 'replayed':
           return { withdrawal: withdrawalFromJson(row.withdrawal!), replayed: row.outcome === 'replayed' };
         case 'key_reused':
@@ -136,6 +142,15 @@ export class WithdrawalService {
       }
     }
     throw new Error('Withdrawal settings kept changing during a request.');
+  }
+
+  /**
+   * Tells the metrics about a transition that committed (`review`'s caller, after its transaction;
+   * a gateway's notification here): reject and fail wrote the refund of the whole amount.
+   */
+  reportTransition(row: WithdrawalRow, action: WithdrawalAction): void {
+    this.#ctx.money.withdrawal(ACTION_OUTCOMES[action]);
+    if (action === 'reject' || action === 'fail') this.#ctx.money.ledgerLine('withdrawal_refund', row.amount);
   }
 
   /** An operator's transition, inside their logged transaction; 404 unknown, 409 from another state. */
@@ -210,7 +225,10 @@ export class WithdrawalService {
       transitionWithdrawal(this.#ctx.db, { id: row.id, action, actorId: null, reason, gateway: gateway.code }),
     );
     if (outcome.outcome === 'unknown') throw new NotFoundError();
-    if (outcome.outcome === 'done') return { withdrawalId: row.id, status: outcome.status, duplicate: false };
+    if (outcome.outcome === 'done') {
+      this.reportTransition(row, action);
+      return { withdrawalId: row.id, status: outcome.status, duplicate: false };
+    }
     if (outcome.status === target) return { withdrawalId: row.id, status: outcome.status, duplicate: true };
     log.error(
       { ...context, withdrawalId: row.id, status: outcome.status, reported: event.status },

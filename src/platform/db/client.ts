@@ -10,11 +10,20 @@ import { acquireDataDirLock, type DataDirLock } from './lock.ts';
 /** Anything that runs queries: the database itself or a transaction opened on it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
 
+/** How busy a connection pool is (node-postgres' own counters), for the metrics. */
+export interface PoolUsage {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
   /** PostgreSQL's connection string, for connections of their own (leader locks, LISTEN). */
   url: string | undefined;
+  /** PostgreSQL's connection pool; the embedded database has one connection and no pool. */
+  pool?: PoolUsage;
   /** A lock only one process using this database holds at a time, for singleton jobs (leader.ts). */
   leaderLock(name: string): LeaderLock;
   close(): Promise<void>;
@@ -50,6 +59,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       db,
       kind: 'postgres',
       url,
+      pool,
       leaderLock: (name) => new AdvisoryLeaderLock(url, name),
       close: () => pool.end(),
     };

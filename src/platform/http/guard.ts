@@ -5,6 +5,7 @@ import { safeEqual } from '../crypto.ts';
 import { CsrfMismatchError, ForbiddenError, NotFoundError, PasswordConfirmationRequiredError, UnauthenticatedError } from '../errors.ts';
 import type { Db } from '../db/client.ts';
 import type { Session } from '../session/store.ts';
+import { logUserOf } from './request-log.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -72,6 +73,8 @@ export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
     // An unknown path or method is answered (404/405) before any session or CSRF work, as routing does in Laravel.
     if (config.stateless === true || request.is404) return;
     await ctx.sessions.resolve(request, reply);
+    // Routes of plugins registered before the guard (the /docs pages) lack the decorator: undefined, not null.
+    if (request.user) logUserOf(request, request.user.id);
     if (!SAFE_METHODS.has(request.method)) {
       const token = submittedToken(request);
       if (request.session === null || token === undefined || !safeEqual(token, request.session.csrfToken)) {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import { logUserOf } from '../http/request-log.ts';
 import { randomAlphanumeric } from '../crypto.ts';
 import { REMEMBER_COOKIE, REMEMBER_MAX_AGE_S, type RememberTokens } from './remember.ts';
 import type { CachedSessionStore } from './cached-store.ts';
@@ -114,6 +115,8 @@ export class SessionManager {
     if (request.session !== null) await this.#store.destroy(request.session.id);
     const session = await this.#store.create(randomAlphanumeric(40), { ...blankSession(request), ...data });
     request.session = session;
+    // Signing in: the rest of this request's log names the user.
+    if (data.userId != null) logUserOf(request, data.userId);
     this.writeCookies(reply, session);
     return session;
   }

@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+# croupier: one stateless instance; PostgreSQL, Redis and shared uploads come from outside
+# (compose.yaml, docs/production.md). Sources are TypeScript run by Node 24's type stripping:
+# there is no build step, only production dependencies to install.
+
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# devDependencies (the `node` pin, test and lint tools) stay out: the image's own Node 24 runs it.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8000 \
+    DATA_DIR=/data \
+    LOG_FORMAT=json
+WORKDIR /app
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --chown=root:root package.json package-lock.json ./
+COPY --chown=root:root bin ./bin
+COPY --chown=root:root src ./src
+COPY --chown=root:root migrations ./migrations
+# The code is root's and read-only to the service; only DATA_DIR (uploads, mail outbox, and the
+# embedded database when DATABASE_URL is unset) is writable, by the unprivileged `node` user.
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8000
+# No curl in the slim image: Node's fetch asks /health (the process answers; /ready also checks the database).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node itself is PID 1 and receives SIGTERM: `serve` drains requests and closes gracefully.
+CMD ["node", "bin/croupier.js", "serve"]

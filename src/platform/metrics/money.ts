@@ -1,0 +1,22 @@
+/**
+ * What modules tell the metrics about money, after the change committed (a rolled-back
+ * transaction must never move a counter). The platform owns the interface so that it never
+ * imports a module; app.ts hands modules the real one, or `noMoneyEvents` when metrics are off.
+ */
+export interface MoneyEvents {
+  /** One ledger line of `type` (its module's name for it), `cents` signed as written. */
+  ledgerLine(type: string, cents: bigint): void;
+  /** Several lines of one type at once (a draw's settlement): `count` lines summing to `cents`. */
+  ledgerLines(type: string, count: number, cents: bigint): void;
+  /** A top-up became paid, by `via` (webhook or admin). */
+  topupPaid(via: string): void;
+  /** A withdrawal reached `outcome` (requested, approved, rejected, paid, failed, …). */
+  withdrawal(outcome: string): void;
+}
+
+export const noMoneyEvents: MoneyEvents = {
+  ledgerLine: () => undefined,
+  ledgerLines: () => undefined,
+  topupPaid: () => undefined,
+  withdrawal: () => undefined,
+};
