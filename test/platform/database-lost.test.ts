@@ -34,7 +34,9 @@ async function assertServing(app: TestApp): Promise<void> {
 }
 
 describe('a database whose schema is gone', () => {
-  const ctx = useApp();
+  // Sessions are read from the database on every request, so the sign-in check meets the outage
+  // (a cached session would answer GET /api/user from memory: test/sessions/session-cache.test.ts).
+  const ctx = useApp({ SESSION_CACHE_S: '0' });
 
   test('/ready is 503 while a migration this code needs is not recorded', async () => {
     const last = await one<{ name: string }>(ctx().db, sql`select name from schema_migrations order by name desc limit 1`);
@@ -57,7 +59,9 @@ describe('a database whose schema is gone', () => {
 });
 
 describe('a PostgreSQL database that goes away', { skip: backend !== 'postgres' && 'needs PostgreSQL' }, () => {
-  const ctx = useApp();
+  // Sessions are read from the database on every request, so the sign-in check meets the outage
+  // (a cached session would answer GET /api/user from memory: test/sessions/session-cache.test.ts).
+  const ctx = useApp({ SESSION_CACHE_S: '0' });
 
   async function onServer(statement: (name: string) => string): Promise<void> {
     const url = new URL(ctx().database.url!);
