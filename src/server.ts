@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -7,11 +8,16 @@ import { migrate } from './platform/db/migrate.ts';
 /** Seconds a shutdown may take before the process gives up on open connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-export async function serve(config: Config): Promise<FastifyInstance> {
+export interface ServeOptions {
+  /** A cluster worker: its primary migrated the database before forking it. */
+  migrated?: boolean;
+}
+
+export async function serve(config: Config, options: ServeOptions = {}): Promise<FastifyInstance> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   let app: FastifyInstance;
   try {
-    await migrate(database);
+    if (options.migrated !== true) await migrate(database);
     app = await buildApp(config, { database });
   } catch (error) {
     await database.close();
@@ -42,6 +48,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  // A worker whose primary is gone (killed with -9) would serve on unsupervised: it closes too.
+  if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 
   await app.listen({ host: config.host, port: config.port });
   return app;
