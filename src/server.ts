@@ -25,10 +25,9 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await database.close();
     throw error;
   }
-  app.addHook('onClose', async () => {
-    await app.requestsDrained();
-    await database.close();
-  });
+  // Closed after the app, not in an onClose hook: Fastify runs those last-registered first, so a
+  // hook added here would end the pool before the draw scheduler's tick and the drain had finished.
+  const close = () => app.close().then(() => database.close());
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -40,7 +39,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    app.close().then(
+    close().then(
       () => process.exit(0),
       (error: unknown) => {
         app.log.error({ err: error }, 'shutdown failed');
@@ -53,7 +52,12 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   // A worker whose primary is gone (killed with -9) would serve on unsupervised: it closes too.
   if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await close();
+    throw error;
+  }
   collectStartupGarbage();
   return app;
 }
