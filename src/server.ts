@@ -62,14 +62,20 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   return app;
 }
 
+/** Long enough for V8 to finish optimising the embedded database's WebAssembly in the background. */
+const LATE_COLLECTION_MS = 20_000;
+
 /**
- * One full collection once the server listens. Start-up leaves garbage an idle server never
- * collects: the embedded database's first start runs initdb in a WebAssembly instance of its own
- * (100+ MB, unreachable once closed), and module loading leaves tens of MB more. Without this
- * the process held ~110 MB more for as long as nobody used it (docs/deployment.md, "The embedded
- * database's memory").
+ * A full collection once the server listens, and another when the background compilation of the
+ * embedded database's WebAssembly is over. Start-up leaves garbage an idle server never collects:
+ * the first start on a fresh DATA_DIR runs initdb in a WebAssembly instance of its own (100+ MB,
+ * unreachable once closed, but held while V8 still compiles it), and module loading leaves tens
+ * of MB more. Without this the process held 100-200 MB more for as long as nobody used it
+ * (docs/deployment.md, "The embedded database's memory").
  */
 function collectStartupGarbage(): void {
   setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  setTimeout(gc, LATE_COLLECTION_MS).unref();
 }
