@@ -1,14 +1,32 @@
 // The server the benchmarks drive, run in its own process by bench/lib/server.ts: the real app
-// (config from the environment, migrations, every route) plus two yardstick routes.
+// (config from the environment, migrations, every route) plus two yardstick routes. With
+// BENCH_WORKERS=N above 1 it is the primary of `serve --workers N` (src/cluster.ts): it migrates,
+// forks N copies of this file as workers on one port, and reports the port once all listen.
+import cluster from 'node:cluster';
+import { pino } from 'pino';
 import { Type } from 'typebox';
+import { runPrimary } from '../src/cluster.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { one, openDatabase, sql } from '../src/platform/db/client.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 
 const config = loadConfig();
+const workers = Number(process.env.BENCH_WORKERS ?? '1');
+if (cluster.isPrimary && workers > 1) {
+  const migrating = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(migrating);
+  await migrating.close();
+  let listening = 0;
+  cluster.on('listening', (_worker, address) => {
+    if (++listening === workers) if (cluster.isPrimary) process.send?.({ type: 'listening', url: `http://127.0.0.1:${address.port}` });
+  });
+  // The parent drops the IPC channel when it dies; the workers must not outlive it.
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  process.exit(await runPrimary(workers, pino({ level: config.logLevel }).child({ role: 'bench primary' })));
+}
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-await migrate(database);
+if (cluster.isPrimary) await migrate(database);
 
 const app = await buildApp(config, {
   database,
@@ -45,29 +63,29 @@ const app = await buildApp(config, {
     );
   },
 });
-app.addHook('onClose', async () => {
-  await app.requestsDrained();
-  await database.close();
-});
 
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
-  app.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  // The database after the app: Fastify runs onClose hooks last-registered first (src/server.ts).
+  app
+    .close()
+    .then(() => database.close())
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
 };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
-// The parent drops the IPC channel when it dies; the server must not outlive it.
+// The parent (a worker's primary) drops the IPC channel when it dies; the server must not outlive it.
 process.once('disconnect', stop);
 
 await app.listen({ host: config.host, port: config.port });
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('The bench server has no TCP address.');
-process.send?.({ type: 'listening', url: `http://127.0.0.1:${address.port}` });
+if (cluster.isPrimary) process.send?.({ type: 'listening', url: `http://127.0.0.1:${address.port}` });

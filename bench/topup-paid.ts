@@ -7,7 +7,7 @@ import pg from 'pg';
 import { sandboxSignature } from '../src/modules/payments/gateways/sandbox.ts';
 import { benchDatabase } from './lib/database.ts';
 import { pgbenchRunner } from './lib/pgbench.ts';
-import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun } from './lib/rounds.ts';
+import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun, type AlternatedFigures } from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -21,6 +21,8 @@ const { values } = parseArgs({
     'pgbench-scale': { type: 'string', default: '10' },
     'pgbench-seconds': { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
+    // `serve --workers N` for each N in turn (issue 11), on the same database and pgbench.
+    workers: { type: 'string', default: '1' },
   },
 });
 const count = positiveCounts(values);
@@ -30,16 +32,20 @@ const users = count('users');
 const referrers = count('referrers');
 const connections = count('connections');
 const rounds = count('rounds');
+const workerCounts = values.workers.split(',').map((raw) => positiveCounts({ workers: raw.trim() })('workers'));
 const SECRET = 'bench-sandbox-secret';
 const AMOUNT_CENTS = 5000;
 
 const database = await benchDatabase({ name: 'croupier_bench_topup' });
-const server = await startServer({
-  databaseUrl: database.databaseUrl,
-  dataDir: database.dataDir,
-  env: { PAYMENT_SANDBOX_SECRET: SECRET },
-  execArgv: process.env.CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`],
-});
+const startFor = (workers: number) =>
+  startServer({
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    workers,
+    env: { PAYMENT_SANDBOX_SECRET: SECRET },
+    execArgv: process.env.CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`],
+  });
+let server = await startFor(workerCounts[0]!);
 let failed = false;
 try {
   const client = new pg.Client({ connectionString: database.databaseUrl });
@@ -64,7 +70,7 @@ try {
     `insert into topups (public_id, user_id, payment_method_id, amount, currency, gateway, gateway_payment_id, qr_code)
      select md5('topup' || g), $2::int + 1 + (g % $3::int), 1, $4::bigint, 'BRL', 'sandbox', 'BENCH' || g, 'bench'
      from generate_series(1, $1::int) g`,
-    [warmup + rounds * measured, referrers, users, AMOUNT_CENTS],
+    [workerCounts.length * (warmup + rounds * measured), referrers, users, AMOUNT_CENTS],
   );
   await client.query('vacuum analyze');
 
@@ -98,17 +104,30 @@ try {
     });
   };
 
-  const figures = await alternateWithPgbench({
-    rounds,
-    warmup,
-    measured,
-    unit: 'paid top-ups',
-    run,
-    serverCpu: () => server.cpu(),
-    client,
-    pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
-  });
-  const { perSecond, pgbenchTps, share, failures } = figures;
+  const pgbench = pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
+  const byWorkers: { workers: number; figures: AlternatedFigures }[] = [];
+  for (const [index, workers] of workerCounts.entries()) {
+    if (index > 0) {
+      await server.stop();
+      server = await startFor(workers);
+    }
+    if (workerCounts.length > 1) console.error(`${workers} worker(s):`);
+    const figures = await alternateWithPgbench({
+      rounds,
+      warmup,
+      measured,
+      unit: 'paid top-ups',
+      run,
+      serverCpu: () => server.cpu(),
+      client,
+      pgbench,
+    });
+    byWorkers.push({ workers, figures });
+  }
+  // The verdict is the first count's (one worker unless --workers says otherwise); every run counts for the ledger.
+  const figures = byWorkers[0]!.figures;
+  const { perSecond, pgbenchTps, share } = figures;
+  const failures = byWorkers.reduce((sum, { figures: each }) => sum + each.failures + each.warmupFailures, 0);
 
   const check = await client.query<{ paid: string; lines: string; types: string }>(
     `select (select count(*) from topups where status = 1) as paid,
@@ -133,7 +152,17 @@ try {
   console.log(
     `ledger:verify: ${report.problems.length === 0 ? 'every balance matches its ledger' : `${report.problems.length} difference(s)`}`,
   );
-  const expectedLines = 3 * (warmup + rounds * measured);
+  if (workerCounts.length > 1) {
+    console.log(`\nby workers${process.env.REDIS_URL === undefined ? '' : ' (sessions in Redis)'}`);
+    console.log('| workers | paid top-ups/s | p99 ms | server CPU ms/payment | pgbench tps | share of pgbench |');
+    console.log('|---:|---:|---:|---:|---:|---:|');
+    for (const { workers, figures: each } of byWorkers) {
+      console.log(
+        `| ${workers} | ${each.perSecond.toFixed(0)} | ${each.p99} | ${each.cpuMs.toFixed(2)} | ${each.pgbenchTps.toFixed(0)} | ${(each.share * 100).toFixed(1)} % |`,
+      );
+    }
+  }
+  const expectedLines = 3 * workerCounts.length * (warmup + rounds * measured);
   if (failures > 0 || Number(check.rows[0]!.lines) !== expectedLines || report.problems.length > 0) {
     console.error(`INVALID RUN: expected ${expectedLines} ledger lines, no failures and a clean ledger.`);
     failed = true;

@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { PasswordHasher } from './platform/auth/passwords.ts';
 import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
@@ -12,12 +14,14 @@ import { DataDirLockedError } from './platform/db/lock.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { connectRedis } from './platform/redis.ts';
 import { LocalDiskStorage } from './platform/storage/local-disk.ts';
+import { runPrimary, workerCount, WorkersError } from './cluster.ts';
 import { serve } from './server.ts';
 
 const USAGE = `Usage: croupier <command> [options]
 
 Commands:
-  serve                                       start the HTTP server (migrates first)
+  serve [--workers N]                         start the HTTP server (migrates first); N processes on one port
+                                              (0: one per core; more than 1 needs DATABASE_URL)
   migrate                                     apply pending database migrations
   admin:create --email E --password P [--name N]
                                               create a super-admin, or promote an existing user
@@ -39,8 +43,25 @@ async function withDatabase<T>(config: Config, work: (database: Database) => Pro
 async function run(command: string | undefined, args: string[]): Promise<number> {
   switch (command) {
     case 'serve': {
-      await serve(loadConfig());
-      return 0;
+      const { values } = parseArgs({ args, options: { workers: { type: 'string' } } });
+      const config = loadConfig();
+      if (cluster.isWorker) {
+        await serve(config, { migrated: true });
+        return 0;
+      }
+      const workers = workerCount(values.workers, config.databaseUrl === undefined);
+      if (workers === 1) {
+        await serve(config);
+        return 0;
+      }
+      // Once, here, so the workers start on a migrated database instead of queueing on its lock.
+      const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        await migrate(database);
+      } finally {
+        await database.close();
+      }
+      return runPrimary(workers, pino({ level: config.logLevel }).child({ role: 'primary' }));
     }
     case 'migrate': {
       const config = loadConfig();
@@ -123,11 +144,11 @@ export async function main(argv: string[]): Promise<number> {
     return await run(command, args);
   } catch (error) {
     // Expected failures are one clear line; anything else keeps its stack for the operator.
-    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof WorkersError) {
       console.error(error.message);
       return 1;
     }
-    if (error instanceof Error && error.name === 'UsageError') {
+    if (error instanceof Error && (error.name === 'UsageError' || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_'))) {
       console.error(error.message);
       return 2;
     }

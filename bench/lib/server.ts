@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
@@ -9,6 +10,8 @@ export interface ServerOptions {
   dataDir: string;
   /** More environment for the server (config variables of the contract). */
   env?: Record<string, string>;
+  /** `serve --workers N`: N worker processes on one port behind a node:cluster primary (PostgreSQL only). */
+  workers?: number;
   /** Node flags for the server process, e.g. ['--cpu-prof', '--cpu-prof-dir=prof']. */
   execArgv?: string[];
   /** Another entry point; it must send `{ type: 'listening', url }` over IPC like bench/server.ts. */
@@ -39,6 +42,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // `METRICS_ENABLED=on npm run bench` measures the request histogram's cost (docs/production.md).
     ...(process.env.METRICS_ENABLED === undefined ? {} : { METRICS_ENABLED: process.env.METRICS_ENABLED }),
     ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+    // Sessions and rate limits in Redis, as several instances would run (issue 11's bench).
+    ...(process.env.REDIS_URL === undefined ? {} : { REDIS_URL: process.env.REDIS_URL }),
+    BENCH_WORKERS: String(options.workers ?? 1),
     ...options.env,
   };
   const child = fork(options.entry ?? BENCH_SERVER, [], {
@@ -63,10 +69,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       reject(new Error(`The bench server exited before listening (code ${code}, signal ${signal}).`));
     });
   });
+  const pid = child.pid!;
   return {
     url,
-    pid: child.pid!,
+    pid,
     async cpu() {
+      if ((options.workers ?? 1) > 1) return treeCpuMicros(pid);
       const response = await fetch(`${url}/bench/cpu`);
       if (!response.ok) throw new Error(`GET /bench/cpu: ${response.status}`);
       return ((await response.json()) as { micros: number }).micros;
@@ -79,4 +87,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       clearTimeout(timer);
     },
   };
+}
+
+/** CPU time (µs) of `pid` and its children (the cluster's workers), from /proc (Linux). */
+function treeCpuMicros(pid: number): number {
+  const ticks = (id: number) => {
+    try {
+      const fields = readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0;
+    }
+  };
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // Not Linux: the primary alone.
+  }
+  // Clock ticks are 1/100 s.
+  return [pid, ...children].reduce((sum, id) => sum + ticks(id), 0) * 10_000;
 }

@@ -1,102 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { Browser, run, serve } from '../helpers/cli.ts';
 import { backend, freshDatabase, type TestDatabase } from '../helpers/database.ts';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Server {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  stop(): Promise<number | null>;
-}
-
-const BIN = join(import.meta.dirname, '../../bin/croupier.js');
-
-function env(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...extra };
-}
-
-function run(args: string[], extra: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env(extra) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Starts `croupier serve` on a free port and waits until it listens. */
-async function serve(extra: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: env({ PORT: '0', LOG_LEVEL: 'trace', ...extra }) });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      // A server still starting would outlive the test and keep its file's process from ending.
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not start:\n${output}`));
-    }, 60_000);
-    const check = () => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout.on('data', check);
-    void exited.then(() => reject(new Error(`serve exited:\n${output}`)));
-  });
-  return {
-    child,
-    url,
-    output: () => output,
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
-
-/** A minimal browser over real HTTP: cookies and the XSRF header, as axios sends them. */
-class Browser {
-  readonly jar = new Map<string, string>();
-  readonly baseUrl: string;
-
-  constructor(baseUrl: string) {
-    this.baseUrl = baseUrl;
-  }
-
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
-    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const xsrf = this.jar.get('XSRF-TOKEN');
-    if (xsrf !== undefined) headers['x-xsrf-token'] = xsrf;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(this.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const index = pair.indexOf('=');
-      const value = pair.slice(index + 1);
-      if (value === '') this.jar.delete(pair.slice(0, index));
-      else this.jar.set(pair.slice(0, index), value);
-    }
-    return { status: res.status, text: await res.text() };
-  }
-}
 
 describe('command line', () => {
   const dirs: string[] = [];

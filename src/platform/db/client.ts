@@ -42,7 +42,13 @@ export interface DatabaseOptions {
  * Text on both gives a raw row one type per column on either driver, and Drizzle's bigint
  * columns still map it to their mode (ids to numbers, cents to bigint: src/platform/db/columns.ts).
  */
-const PGLITE_OPTIONS = { parsers: { [types.INT8]: (value: string) => value } };
+const PGLITE_OPTIONS = {
+  parsers: { [types.INT8]: (value: string) => value },
+  // PostgreSQL's 128 MB of shared buffers are zeroed at start, so the embedded database held them
+  // resident from its first query: 16 MB caches a development database and keeps `npm start`
+  // light (docs/deployment.md, "The embedded database's memory").
+  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
+};
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const url = options.databaseUrl;

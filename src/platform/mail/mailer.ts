@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: string;
@@ -20,22 +20,34 @@ export interface Mailer {
  * a fresh clone can follow a password-reset link without a mail server.
  */
 export function createMailer(options: { mailUrl: string | undefined; from: string; dataDir: string }): Mailer {
+  // nodemailer is loaded with the first message, not at start: it is half a second and ~25 MB of a
+  // start that mostly never sends mail (docs/deployment.md, "The embedded database's memory").
+  let transport: Promise<Transporter> | undefined;
+  const connect = (): Promise<Transporter> =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      options.mailUrl !== undefined
+        ? nodemailer.createTransport(options.mailUrl)
+        : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+    ));
+  const close = () =>
+    void transport?.then(
+      (open) => open.close(),
+      () => undefined,
+    );
   if (options.mailUrl !== undefined) {
-    const transport: Transporter = nodemailer.createTransport(options.mailUrl);
     return {
-      send: async (message) => void (await transport.sendMail({ from: options.from, ...message })),
-      close: () => transport.close(),
+      send: async (message) => void (await (await connect()).sendMail({ from: options.from, ...message })),
+      close,
     };
   }
   const outbox = join(options.dataDir, 'mail');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: options.from, ...message });
+      const info = await (await connect()).sendMail({ from: options.from, ...message });
       await mkdir(outbox, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       await writeFile(join(outbox, `${stamp}-${randomUUID()}.eml`), info.message as Buffer);
     },
-    close: () => transport.close(),
+    close,
   };
 }

@@ -1,0 +1,2 @@
+export function requiredRange(): string;
+export function nodeVersionProblem(version: string, range: string): string | undefined;
