@@ -3,7 +3,7 @@ import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { NotFoundError } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
-import { sendJsonText, serializeForRoute } from '../../platform/http/json-text.ts';
+import { sendJsonBytes, serializeForRoute } from '../../platform/http/json-text.ts';
 import { columnPresenter } from '../../platform/http/record.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { pageSchema } from '../../platform/pagination/list.ts';
@@ -41,7 +41,7 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
       const body = await catalogue.providersPage(request.query, (page) =>
         serializeForRoute(reply, { ...page, data: page.data.map(presentProvider) }),
       );
-      return sendJsonText(reply, body);
+      return sendJsonBytes(reply, body);
     },
   );
 
@@ -70,7 +70,7 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
       const body = await catalogue.gamesPage(providerId, path, request.query, (page) =>
         serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }),
       );
-      return sendJsonText(reply, body);
+      return sendJsonBytes(reply, body);
     },
   );
 

@@ -79,8 +79,8 @@ export class Catalogue {
   readonly #db: Db;
   readonly #appUrl: string;
   readonly #providerIds: QueryCache<number | null>;
-  readonly #providerPages: QueryCache<string>;
-  readonly #gamePages: QueryCache<string>;
+  readonly #providerPages: QueryCache<Buffer>;
+  readonly #gamePages: QueryCache<Buffer>;
 
   constructor(ctx: AppContext) {
     this.#db = ctx.db;
@@ -104,14 +104,14 @@ export class Catalogue {
     });
   }
 
-  async providersPage(query: ListQuery, serialize: (page: ProviderPage) => string): Promise<string> {
+  async providersPage(query: ListQuery, serialize: (page: ProviderPage) => Buffer): Promise<Buffer> {
     const key = JSON.stringify([query.page ?? 1, perPageKey(query)]);
     return this.#providerPages.get(key, async () =>
       serialize(await paginate(this.#db, providerSource, query, { base: this.#appUrl, path: '/api/providers' })),
     );
   }
 
-  async gamesPage(providerId: number, path: string, query: ListQuery, serialize: (page: GamePage) => string): Promise<string> {
+  async gamesPage(providerId: number, path: string, query: ListQuery, serialize: (page: GamePage) => Buffer): Promise<Buffer> {
     const popular = typeof query.popular === 'string' ? flagValue(query.popular) : null;
     const q = query.q === undefined || query.q === '' ? null : query.q;
     const key = JSON.stringify([providerId, path, query.page ?? 1, perPageKey(query), popular, query.category_id ?? null, q]);
