@@ -398,9 +398,9 @@ export function walletConformance(driver: WalletDriver): void {
       const call = bet(s, 1_000n);
       const wrong = await send(t, driver, s.provider, call, { secret: 'not-the-secret' });
       assert.deepEqual([wrong.res.status, wrong.res.json], [401, { message: 'Invalid signature.' }]);
-      const stale = await send(t, driver, s.provider, call, { at: Math.floor(Date.now() / 1000) - 301 });
+      const stale = await send(t, driver, s.provider, call, { at: Math.floor(Date.now() / 1000) - 330 });
       assert.deepEqual([stale.res.status, stale.res.json], [401, { message: 'Invalid signature.' }]);
-      const future = await send(t, driver, s.provider, call, { at: Math.floor(Date.now() / 1000) + 301 });
+      const future = await send(t, driver, s.provider, call, { at: Math.floor(Date.now() / 1000) + 330 });
       assert.equal(future.res.status, 401);
       // The signature covers the bytes: the same body with one more space is refused.
       const body = JSON.stringify(driver.body(call));
