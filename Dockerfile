@@ -7,6 +7,8 @@ FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # devDependencies (the `node` pin, test and lint tools) stay out: the image's own Node 24 runs it.
+# --ignore-scripts also skips bin/postinstall.js, the embedded database's template: images run on
+# PostgreSQL (docs/deployment.md).
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 FROM node:24-bookworm-slim

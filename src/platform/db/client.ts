@@ -3,9 +3,11 @@ import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { AdvisoryLeaderLock, soleLeader, type LeaderLock } from './leader.ts';
 import { acquireDataDirLock, type DataDirLock } from './lock.ts';
+import { dataDirTemplate, holdsDatabase, type DataDirTemplate } from './template.ts';
 
 /** Anything that runs queries: the database itself or a transaction opened on it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -35,6 +37,8 @@ export interface DatabaseOptions {
   /** Tests run the embedded database in memory. */
   inMemory?: boolean;
   poolSize?: number;
+  /** Where a fresh data directory is copied from instead of running initdb (template.ts); false: always initdb. */
+  template?: DataDirTemplate | false;
 }
 
 /**
@@ -73,8 +77,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let lock: DataDirLock | undefined;
   if (options.inMemory !== true) lock = acquireDataDirLock(options.dataDir);
   try {
-    const client = options.inMemory === true ? new PGlite(PGLITE_OPTIONS) : new PGlite(`${options.dataDir}/pgdata`, PGLITE_OPTIONS);
-    await client.waitReady;
+    const client =
+      options.inMemory === true
+        ? await ready(new PGlite(PGLITE_OPTIONS))
+        : await openDataDir(`${options.dataDir}/pgdata`, options.template ?? dataDirTemplate());
     const db = drizzlePglite(client) as unknown as Db;
     return {
       db,
@@ -90,6 +96,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     lock?.release();
     throw error;
   }
+}
+
+async function ready(client: PGlite): Promise<PGlite> {
+  await client.waitReady;
+  return client;
+}
+
+/** The embedded database in `pgdata`, a fresh one copied from the template when there is one. */
+async function openDataDir(pgdata: string, template: DataDirTemplate | false): Promise<PGlite> {
+  if (template === false || holdsDatabase(pgdata)) return ready(new PGlite(pgdata, PGLITE_OPTIONS));
+  const tarball = template.load();
+  if (tarball !== undefined) {
+    const copy = new PGlite(pgdata, { ...PGLITE_OPTIONS, loadDataDir: tarball });
+    try {
+      return await ready(copy);
+    } catch {
+      // A damaged copy costs this start its initdb, and is replaced below.
+      await copy.close().catch(() => undefined);
+      rmSync(pgdata, { recursive: true, force: true });
+    }
+  }
+  const client = await ready(new PGlite(pgdata, PGLITE_OPTIONS));
+  // A cache folder that cannot be written only costs the next fresh start its initdb.
+  await template.save(client).catch(() => undefined);
+  return client;
 }
 
 /** Rows of a raw query; both drivers answer with `{ rows }`. */

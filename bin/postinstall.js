@@ -1,0 +1,18 @@
+// `npm install` prepares what a first `npm start` on the embedded database would otherwise spend
+// seconds on (src/platform/db/template.ts). It never fails the install: without the template a
+// fresh DATA_DIR runs initdb itself, as before.
+import console from 'node:console';
+import { nodeVersionProblem, requiredRange } from './node-version.js';
+
+// Too old a Node cannot load the sources; bin/croupier.js says what to do at the first start.
+if (nodeVersionProblem(process.versions.node, requiredRange()) === undefined) {
+  try {
+    await import('./resolve-hooks.js');
+    const { prepareTemplate } = await import('../src/platform/db/prepare-template.ts');
+    const { dataDirTemplate } = await import('../src/platform/db/template.ts');
+    const template = dataDirTemplate();
+    if (await prepareTemplate(template)) console.log(`croupier: embedded database template written to ${template.path}`);
+  } catch (error) {
+    console.warn(`croupier: no embedded database template (${String(error)}); a fresh DATA_DIR will run initdb instead.`);
+  }
+}
