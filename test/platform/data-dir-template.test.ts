@@ -79,6 +79,20 @@ describe('a fresh embedded DATA_DIR starts from a prepared template', { skip: ba
     await next.close();
   });
 
+  test('an in-memory database starts from the template, and from initdb when the template is damaged', async () => {
+    const template = dataDirTemplate(scratch());
+    await prepareTemplate(template);
+    for (const damage of [false, true]) {
+      if (damage) writeFileSync(template.path, 'not a tarball');
+      const database = await openDatabase({ databaseUrl: undefined, dataDir: '', inMemory: true, template });
+      try {
+        assert.ok((await migrate(database)).length > 0);
+      } finally {
+        await database.close();
+      }
+    }
+  });
+
   test('prepareTemplate makes the template once and leaves an existing one alone', async () => {
     const template = dataDirTemplate(scratch());
     assert.equal(await prepareTemplate(template), true);

@@ -77,10 +77,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let lock: DataDirLock | undefined;
   if (options.inMemory !== true) lock = acquireDataDirLock(options.dataDir);
   try {
-    const client =
-      options.inMemory === true
-        ? await ready(new PGlite(PGLITE_OPTIONS))
-        : await openDataDir(`${options.dataDir}/pgdata`, options.template ?? dataDirTemplate());
+    const template = options.template ?? dataDirTemplate();
+    const client = options.inMemory === true ? await openInMemory(template) : await openDataDir(`${options.dataDir}/pgdata`, template);
     const db = drizzlePglite(client) as unknown as Db;
     return {
       db,
@@ -103,20 +101,32 @@ async function ready(client: PGlite): Promise<PGlite> {
   return client;
 }
 
+/** An embedded database unpacked from `tarball` (in memory without `pgdata`), or undefined when the tarball is damaged. */
+async function unpacked(tarball: Blob, pgdata?: string): Promise<PGlite | undefined> {
+  const options = { ...PGLITE_OPTIONS, loadDataDir: tarball };
+  const copy = pgdata === undefined ? new PGlite(options) : new PGlite(pgdata, options);
+  try {
+    return await ready(copy);
+  } catch {
+    await copy.close().catch(() => undefined);
+    return undefined;
+  }
+}
+
+/** An embedded database in memory (the tests'), copied from the template when there is one. */
+async function openInMemory(template: DataDirTemplate | false): Promise<PGlite> {
+  const tarball = template === false ? undefined : template.load();
+  return (tarball !== undefined ? await unpacked(tarball) : undefined) ?? ready(new PGlite(PGLITE_OPTIONS));
+}
+
 /** The embedded database in `pgdata`, a fresh one copied from the template when there is one. */
 async function openDataDir(pgdata: string, template: DataDirTemplate | false): Promise<PGlite> {
   if (template === false || holdsDatabase(pgdata)) return ready(new PGlite(pgdata, PGLITE_OPTIONS));
   const tarball = template.load();
-  if (tarball !== undefined) {
-    const copy = new PGlite(pgdata, { ...PGLITE_OPTIONS, loadDataDir: tarball });
-    try {
-      return await ready(copy);
-    } catch {
-      // A damaged copy costs this start its initdb, and is replaced below.
-      await copy.close().catch(() => undefined);
-      rmSync(pgdata, { recursive: true, force: true });
-    }
-  }
+  const copy = tarball !== undefined ? await unpacked(tarball, pgdata) : undefined;
+  if (copy !== undefined) return copy;
+  // No template, or a damaged one (replaced below): initdb, as without templates.
+  rmSync(pgdata, { recursive: true, force: true });
   const client = await ready(new PGlite(pgdata, PGLITE_OPTIONS));
   // A cache folder that cannot be written only costs the next fresh start its initdb.
   await template.save(client).catch(() => undefined);
