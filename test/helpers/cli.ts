@@ -1,8 +1,12 @@
 // Runs the real command line (bin/croupier.js) in child processes, and talks to a running server
 // the way the SPA does.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
+import { backend, freshDatabase, type TestDatabase } from './database.ts';
 
 export interface Run {
   code: number | null;
@@ -34,6 +38,38 @@ export function run(args: string[], extra: Record<string, string>): Promise<Run>
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+export interface Scratch {
+  /** A new empty DATA_DIR. */
+  dataDir: () => string;
+  /** The database this run of the suite targets: the embedded one in a new DATA_DIR, or a fresh PostgreSQL database beside one. */
+  target: () => Promise<Record<string, string>>;
+}
+
+/**
+ * What the processes of one suite run on, removed after it: call it inside `describe`, whose
+ * `after` it registers. `prefix` names the temporary directories (`croupier-cli-`).
+ */
+export function scratch(prefix: string): Scratch {
+  const dirs: string[] = [];
+  const databases: TestDatabase[] = [];
+  after(async () => {
+    dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+    for (const database of databases) await database.drop();
+  });
+  function dataDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  }
+  async function target(): Promise<Record<string, string>> {
+    if (backend === 'pglite') return { DATA_DIR: dataDir() };
+    const database = await freshDatabase();
+    databases.push(database);
+    return { DATA_DIR: dataDir(), DATABASE_URL: database.url! };
+  }
+  return { dataDir, target };
 }
 
 /** Starts `croupier serve [args]` on a free port and waits until it listens. */

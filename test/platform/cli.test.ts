@@ -1,31 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { Browser, run, serve } from '../helpers/cli.ts';
-import { backend, freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { describe, test } from 'node:test';
+import { Browser, run, scratch, serve } from '../helpers/cli.ts';
+import { backend } from '../helpers/database.ts';
 
 describe('command line', () => {
-  const dirs: string[] = [];
-  const databases: TestDatabase[] = [];
-  after(async () => {
-    dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-    for (const database of databases) await database.drop();
-  });
-  function dataDir(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'croupier-cli-'));
-    dirs.push(dir);
-    return dir;
-  }
-
-  /** The database this run of the suite targets: the embedded one in a temp DATA_DIR, or a fresh PostgreSQL database. */
-  async function target(): Promise<Record<string, string>> {
-    if (backend === 'pglite') return { DATA_DIR: dataDir() };
-    const database = await freshDatabase();
-    databases.push(database);
-    return { DATA_DIR: dataDir(), DATABASE_URL: database.url! };
-  }
+  const { dataDir, target } = scratch('croupier-cli-');
 
   test('admin:create prints the new id, and promotes an existing user to the same id', async () => {
     const where = await target();

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { nodeVersionProblem, requiredRange } from '../../bin/node-version.js';
 import { workerCount } from '../../src/cluster.ts';
-import { Browser, run, serve, type Server } from '../helpers/cli.ts';
-import { backend, freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { Browser, run, scratch, serve, type Server } from '../helpers/cli.ts';
+import { backend } from '../helpers/database.ts';
 
 /** The pid of each process that logged a line, by the request id it logged it for. */
 function pidsByRequest(output: string): Map<string, number> {
@@ -51,17 +48,7 @@ async function answeredBy(server: Server, browser: Browser, path: string, wanted
 }
 
 describe('serve --workers', () => {
-  const dirs: string[] = [];
-  const databases: TestDatabase[] = [];
-  after(async () => {
-    dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-    for (const database of databases) await database.drop();
-  });
-  function dataDir(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'croupier-workers-'));
-    dirs.push(dir);
-    return dir;
-  }
+  const { dataDir, target } = scratch('croupier-workers-');
 
   test('the embedded database refuses --workers 2 with one line naming DATABASE_URL, and exits non-zero', async () => {
     const refused = await run(['serve', '--workers', '2'], { DATA_DIR: dataDir(), PORT: '0' });
@@ -82,9 +69,7 @@ describe('serve --workers', () => {
 
   if (backend === 'postgres') {
     test('two workers answer on one port, a session made through one is valid through the other, and a killed worker is replaced', async () => {
-      const database = await freshDatabase();
-      databases.push(database);
-      const server = await serve({ DATA_DIR: dataDir(), DATABASE_URL: database.url!, LOG_LEVEL: 'info' }, ['--workers', '2']);
+      const server = await serve({ ...(await target()), LOG_LEVEL: 'info' }, ['--workers', '2']);
       let code: number | null;
       try {
         const workers = await until(

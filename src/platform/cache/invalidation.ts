@@ -3,7 +3,7 @@
  * `topic`, and optionally one `key` under it); every cache of that topic on every instance drops
  * it. This instance's caches hear it at once, before `publish` returns, so the request that made
  * the change and every later one on this instance read fresh data; other instances hear it
- * through Redis (redis-invalidation.ts) when REDIS_URL is set.
+ * through Redis pub/sub or PostgreSQL's NOTIFY (channel-bus.ts).
  */
 export type InvalidationListener = (key: string | undefined) => void;
 
