@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
@@ -25,6 +26,13 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
   const catalogue = new Catalogue(ctx);
   const presentGame = providerGamePresenter(ctx.config.appUrl);
   const presentProvider = columnPresenter(ProviderRecord, customerProviderFields);
+  /** The provider each game-list request's path named, found once before validation. */
+  const providerIds = new WeakMap<FastifyRequest, number>();
+  const remember = (request: FastifyRequest, providerId: number | null): NotFoundError | undefined => {
+    if (providerId === null) return new NotFoundError();
+    providerIds.set(request, providerId);
+    return undefined;
+  };
 
   app.get(
     '/api/providers',
@@ -57,20 +65,32 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
         response: { 200: pageSchema(ProviderGameRecord), ...errorResponses },
       },
       // The provider in the path is looked up after sign-in and before the query is validated:
-      // a disabled or unknown one is a 404 whatever the query (contract section 3).
-      preValidation: async (request) => {
+      // a disabled or unknown one is a 404 whatever the query (contract section 3). Cache hits
+      // are answered without a promise here and in the handler: this is the platform's hottest read.
+      preValidation: (request, _reply, done) => {
         const { provider } = request.params as { provider?: unknown };
-        if (typeof provider !== 'string' || (await catalogue.enabledProviderId(provider)) === null) throw new NotFoundError();
+        if (typeof provider !== 'string') return done(new NotFoundError());
+        const known = catalogue.knownProviderId(provider);
+        if (known !== undefined) return done(remember(request, known));
+        return catalogue.enabledProviderId(provider).then((id) => {
+          const refused = remember(request, id);
+          if (refused !== undefined) throw refused;
+        });
       },
     },
-    async (request, reply) => {
-      const providerId = await catalogue.enabledProviderId(request.params.provider);
-      if (providerId === null) throw new NotFoundError();
+    (request, reply) => {
+      const providerId = providerIds.get(request)!;
       const path = `/api/providers/${request.params.provider}/games`;
-      const body = await catalogue.gamesPage(providerId, path, request.query, (page) =>
-        serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }),
-      );
-      return sendJsonBytes(reply, body);
+      const kept = catalogue.keptGamesPage(providerId, path, request.query);
+      if (kept !== undefined) {
+        sendJsonBytes(reply, kept);
+        return;
+      }
+      return catalogue
+        .gamesPage(providerId, path, request.query, (page) => serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }))
+        .then((body) => {
+          sendJsonBytes(reply, body);
+        });
     },
   );
 

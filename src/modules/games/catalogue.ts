@@ -69,6 +69,13 @@ function perPageKey(query: ListQuery): number | null {
   return query.per_page === undefined ? null : Math.min(query.per_page, MAX_PER_PAGE);
 }
 
+/** A game page's cache key: the normalized query, as the answer depends on it. */
+function gamesKey(providerId: number, path: string, query: ListQuery): string {
+  const popular = typeof query.popular === 'string' ? flagValue(query.popular) : null;
+  const q = query.q === undefined || query.q === '' ? null : query.q;
+  return JSON.stringify([providerId, path, query.page ?? 1, perPageKey(query), popular, query.category_id ?? null, q]);
+}
+
 /**
  * The customer catalogue: enabled providers and their enabled games, in `sort` order, read
  * through in-process caches keyed by the normalized query and emptied by every admin change to
@@ -91,6 +98,14 @@ export class Catalogue {
     this.#gamePages = new QueryCache(ctx.invalidation, options);
   }
 
+  /**
+   * The enabled provider a path value names (an all-digit id, else a code), or null; undefined
+   * when the cache cannot say without a query (then ask `enabledProviderId`).
+   */
+  knownProviderId(param: string): number | null | undefined {
+    return pathKey(param) === undefined ? null : this.#providerIds.peek(param);
+  }
+
   /** The enabled provider a path value names (an all-digit id, else a code), or null. */
   async enabledProviderId(param: string): Promise<number | null> {
     const key = pathKey(param);
@@ -111,11 +126,13 @@ export class Catalogue {
     );
   }
 
+  /** The cached answer of `gamesPage`, when there is one: a hit needs no promise. */
+  keptGamesPage(providerId: number, path: string, query: ListQuery): Buffer | undefined {
+    return this.#gamePages.peek(gamesKey(providerId, path, query));
+  }
+
   async gamesPage(providerId: number, path: string, query: ListQuery, serialize: (page: GamePage) => Buffer): Promise<Buffer> {
-    const popular = typeof query.popular === 'string' ? flagValue(query.popular) : null;
-    const q = query.q === undefined || query.q === '' ? null : query.q;
-    const key = JSON.stringify([providerId, path, query.page ?? 1, perPageKey(query), popular, query.category_id ?? null, q]);
-    return this.#gamePages.get(key, async () =>
+    return this.#gamePages.get(gamesKey(providerId, path, query), async () =>
       serialize(await paginate(this.#db, gameSource, { ...query, provider_id: providerId }, { base: this.#appUrl, path })),
     );
   }

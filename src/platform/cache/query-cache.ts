@@ -42,18 +42,28 @@ export class QueryCache<V> {
     return this.#entries.size;
   }
 
+  /**
+   * The value kept for `key`, or undefined when there is none to serve (then `get` loads it): lets
+   * a hot path answer a hit without a promise.
+   */
+  peek(key: string): V | undefined {
+    if (!this.#bus.live) return undefined;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (Date.now() - entry.storedAt > this.#options.maxAgeMs) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    // Re-inserted so the map's order is the order of last use.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.#bus.live) return load();
-    const entry = this.#entries.get(key);
-    if (entry !== undefined) {
-      if (Date.now() - entry.storedAt <= this.#options.maxAgeMs) {
-        // Re-inserted so the map's order is the order of last use.
-        this.#entries.delete(key);
-        this.#entries.set(key, entry);
-        return entry.value;
-      }
-      this.#entries.delete(key);
-    }
+    const kept = this.peek(key);
+    if (kept !== undefined) return kept;
     const running = this.#loading.get(key);
     if (running !== undefined) return running;
     const generation = this.#generation;

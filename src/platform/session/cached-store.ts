@@ -9,6 +9,8 @@ const sessionKey = (idHash: string) => `s:${idHash}`;
 const userKey = (userId: number) => `u:${userId}`;
 
 interface Entry {
+  /** The session id itself (memory only), so forgetting the entry forgets its digest too. */
+  id: string;
   loaded: LoadedSession;
   storedAt: number;
   /** Users whose change makes this entry stale (the signed-in one and a pending two-factor login's). */
@@ -42,6 +44,8 @@ export class CachedSessionStore implements SessionStore {
   readonly #entries = new Map<string, Entry>();
   readonly #byUser = new Map<number, Set<string>>();
   readonly #loading = new Map<string, Promise<LoadedSession | null>>();
+  /** The digest of each cached session's id: a hit then costs no hashing. */
+  readonly #digests = new Map<string, string>();
   #generation = 0;
 
   constructor(inner: SessionStore, bus: InvalidationBus, options: SessionCacheOptions) {
@@ -57,7 +61,7 @@ export class CachedSessionStore implements SessionStore {
 
   async load(id: string, idleSeconds: number): Promise<LoadedSession | null> {
     if (this.#options.maxAgeMs <= 0 || !this.#bus.live) return this.#inner.load(id, idleSeconds);
-    const idHash = sha256(id);
+    const idHash = this.#digests.get(id) ?? sha256(id);
     const now = Date.now();
     const entry = this.#entries.get(idHash);
     if (entry !== undefined) {
@@ -78,7 +82,7 @@ export class CachedSessionStore implements SessionStore {
       loading = this.#inner.load(id, idleSeconds).then(
         (loaded) => {
           if (this.#loading.get(idHash) === loading) this.#loading.delete(idHash);
-          if (loaded !== null && generation === this.#generation && this.#bus.live) this.#store(idHash, loaded);
+          if (loaded !== null && generation === this.#generation && this.#bus.live) this.#store(id, idHash, loaded);
           return loaded;
         },
         (error: unknown) => {
@@ -131,10 +135,11 @@ export class CachedSessionStore implements SessionStore {
     await this.#bus.publish(SESSIONS_TOPIC, userId === undefined ? undefined : userKey(userId));
   }
 
-  #store(idHash: string, loaded: LoadedSession): void {
+  #store(id: string, idHash: string, loaded: LoadedSession): void {
     this.#forget(idHash);
     const owners = [...new Set([loaded.session.userId, loaded.session.pendingUserId])].filter((id): id is number => id !== null);
-    this.#entries.set(idHash, { loaded, storedAt: Date.now(), owners });
+    this.#entries.set(idHash, { id, loaded, storedAt: Date.now(), owners });
+    this.#digests.set(id, idHash);
     for (const owner of owners) {
       let set = this.#byUser.get(owner);
       if (set === undefined) this.#byUser.set(owner, (set = new Set()));
@@ -150,6 +155,7 @@ export class CachedSessionStore implements SessionStore {
     const entry = this.#entries.get(idHash);
     if (entry === undefined) return;
     this.#entries.delete(idHash);
+    this.#digests.delete(entry.id);
     for (const owner of entry.owners) {
       const set = this.#byUser.get(owner);
       set?.delete(idHash);
@@ -161,6 +167,7 @@ export class CachedSessionStore implements SessionStore {
     this.#generation += 1;
     if (key === undefined) {
       this.#entries.clear();
+      this.#digests.clear();
       this.#byUser.clear();
       this.#loading.clear();
     } else if (key.startsWith('s:')) {
