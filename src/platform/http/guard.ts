@@ -55,6 +55,48 @@ export function passwordRecentlyConfirmed(ctx: AppContext, session: Session | nu
 }
 
 /**
+ * The checks after the session is known, in the contract's order; a promise only when one must
+ * wait (a permission, the record in the path).
+ */
+function checkAccess(ctx: AppContext, request: FastifyRequest): Promise<void> | undefined {
+  const config = request.routeOptions.config;
+  // Routes of plugins registered before the guard (the /docs pages) lack the decorator: undefined, not null.
+  if (request.user) logUserOf(request, request.user.id);
+  if (!SAFE_METHODS.has(request.method)) {
+    const token = submittedToken(request);
+    if (request.session === null || token === undefined || !safeEqual(token, request.session.csrfToken)) {
+      throw new CsrfMismatchError();
+    }
+  }
+  if (config.auth !== true && config.permission === undefined) return undefined;
+  const user = request.user;
+  if (user === null) throw new UnauthenticatedError();
+  if (config.permission === undefined && config.pathRecord === undefined) {
+    if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
+      throw new PasswordConfirmationRequiredError();
+    }
+    return undefined;
+  }
+  return permissionAndRecord(ctx, request, user);
+}
+
+async function permissionAndRecord(ctx: AppContext, request: FastifyRequest, user: AuthUser): Promise<void> {
+  const config = request.routeOptions.config;
+  if (config.permission !== undefined && !(await hasPermission(ctx, user, config.permission))) {
+    throw new ForbiddenError();
+  }
+  if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
+    throw new PasswordConfirmationRequiredError();
+  }
+  const record = config.pathRecord;
+  if (record !== undefined) {
+    const raw = (request.params as Record<string, unknown>)[record.param];
+    const id = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isSafeInteger(id) || !(await record.exists(ctx.db, id))) throw new NotFoundError();
+  }
+}
+
+/**
  * Session, CSRF and access checks, in the contract's order: CSRF (419) → signed in (401) →
  * permission (403) → password confirmation (423) → the record in the path (404). It runs after
  * the body is parsed (so 400/413 win) and before schema validation (so 422 loses).
@@ -68,33 +110,14 @@ export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
       throw new Error(`${String(route.method)} ${route.url} is an admin route without a permission.`);
     }
   });
-  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A plain function, not an async one: a signed-in request whose session is cached passes every
+  // check without a promise (most requests); only a load or a permission lookup waits.
+  app.addHook('preValidation', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const config = request.routeOptions.config;
     // An unknown path or method is answered (404/405) before any session or CSRF work, as routing does in Laravel.
-    if (config.stateless === true || request.is404) return;
-    await ctx.sessions.resolve(request, reply);
-    // Routes of plugins registered before the guard (the /docs pages) lack the decorator: undefined, not null.
-    if (request.user) logUserOf(request, request.user.id);
-    if (!SAFE_METHODS.has(request.method)) {
-      const token = submittedToken(request);
-      if (request.session === null || token === undefined || !safeEqual(token, request.session.csrfToken)) {
-        throw new CsrfMismatchError();
-      }
-    }
-    if (config.auth !== true && config.permission === undefined) return;
-    const user = request.user;
-    if (user === null) throw new UnauthenticatedError();
-    if (config.permission !== undefined && !(await hasPermission(ctx, user, config.permission))) {
-      throw new ForbiddenError();
-    }
-    if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
-      throw new PasswordConfirmationRequiredError();
-    }
-    const record = config.pathRecord;
-    if (record !== undefined) {
-      const raw = (request.params as Record<string, unknown>)[record.param];
-      const id = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!Number.isSafeInteger(id) || !(await record.exists(ctx.db, id))) throw new NotFoundError();
-    }
+    if (config.stateless === true || request.is404) return done();
+    if (!ctx.sessions.resolveKept(request)) return ctx.sessions.resolve(request, reply).then(() => checkAccess(ctx, request));
+    const pending = checkAccess(ctx, request);
+    return pending === undefined ? done() : pending;
   });
 }

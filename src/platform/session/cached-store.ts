@@ -59,23 +59,30 @@ export class CachedSessionStore implements SessionStore {
     return this.#entries.size;
   }
 
+  peek(id: string, idleSeconds: number): LoadedSession | null | undefined {
+    if (this.#options.maxAgeMs <= 0 || !this.#bus.live) return undefined;
+    const idHash = this.#digests.get(id);
+    const entry = idHash === undefined ? undefined : this.#entries.get(idHash);
+    if (idHash === undefined || entry === undefined) return undefined;
+    const now = Date.now();
+    if (now - entry.storedAt > this.#options.maxAgeMs) {
+      this.#forget(idHash);
+      return undefined;
+    }
+    if (now - entry.loaded.session.lastActivity.getTime() >= idleSeconds * 1000) {
+      this.#forget(idHash);
+      return null;
+    }
+    this.#entries.delete(idHash);
+    this.#entries.set(idHash, entry);
+    return copy(entry.loaded);
+  }
+
   async load(id: string, idleSeconds: number): Promise<LoadedSession | null> {
     if (this.#options.maxAgeMs <= 0 || !this.#bus.live) return this.#inner.load(id, idleSeconds);
-    const idHash = this.#digests.get(id) ?? sha256(id);
-    const now = Date.now();
-    const entry = this.#entries.get(idHash);
-    if (entry !== undefined) {
-      if (now - entry.storedAt <= this.#options.maxAgeMs) {
-        if (now - entry.loaded.session.lastActivity.getTime() >= idleSeconds * 1000) {
-          this.#forget(idHash);
-          return null;
-        }
-        this.#entries.delete(idHash);
-        this.#entries.set(idHash, entry);
-        return copy(entry.loaded);
-      }
-      this.#forget(idHash);
-    }
+    const kept = this.peek(id, idleSeconds);
+    if (kept !== undefined) return kept;
+    const idHash = sha256(id);
     let loading = this.#loading.get(idHash);
     if (loading === undefined) {
       const generation = this.#generation;

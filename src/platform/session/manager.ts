@@ -66,6 +66,28 @@ export class SessionManager {
     return this.#store.prune(this.idleSeconds);
   }
 
+  /**
+   * `resolve` without waiting, when the store can answer at once (a cached session that needs no
+   * touch, or no session cookie) and nothing needs reviving; false leaves the request untouched
+   * for `resolve`.
+   */
+  resolveKept(request: FastifyRequest): boolean {
+    const id = request.cookies[this.#config.sessionCookie];
+    const revivable = request.cookies[REMEMBER_COOKIE] !== undefined;
+    if (id === undefined || id.length !== 40) return !revivable;
+    const loaded = this.#store.peek?.(id, this.idleSeconds);
+    if (loaded === undefined) return false;
+    if (loaded === null) return !revivable;
+    if (this.#needsTouch(loaded.session)) return false;
+    request.session = loaded.session;
+    request.user = loaded.user;
+    return true;
+  }
+
+  #needsTouch(session: Session): boolean {
+    return Date.now() - session.lastActivity.getTime() > Math.min(TOUCH_INTERVAL_MS, this.idleSeconds * 100);
+  }
+
   /** Loads the request's session and user; a remember-me cookie revives an expired sign-in. */
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = request.cookies[this.#config.sessionCookie];
@@ -73,7 +95,7 @@ export class SessionManager {
     if (loaded !== null) {
       request.session = loaded.session;
       request.user = loaded.user;
-      if (Date.now() - loaded.session.lastActivity.getTime() > Math.min(TOUCH_INTERVAL_MS, this.idleSeconds * 100)) {
+      if (this.#needsTouch(loaded.session)) {
         await this.#store.touch(loaded.session.id);
         if (loaded.session.persistent) this.writeCookies(reply, loaded.session);
       }

@@ -32,6 +32,8 @@ export interface LoadedSession {
 export interface SessionStore {
   /** A live session (idle for less than `idleSeconds`) with its user, or null. */
   load(id: string, idleSeconds: number): Promise<LoadedSession | null>;
+  /** What `load` would answer, when a store can tell without waiting (a cache hit); undefined otherwise. */
+  peek?(id: string, idleSeconds: number): LoadedSession | null | undefined;
   create(id: string, data: SessionData): Promise<Session>;
   update(id: string, patch: Partial<SessionData>): Promise<void>;
   touch(id: string): Promise<void>;
