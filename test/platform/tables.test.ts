@@ -123,6 +123,16 @@ function drizzleConstraints(table: PgTable): { primaryKey: string[]; uniques: st
   return { primaryKey, uniques, foreignKeys };
 }
 
+/** `name (columns)` of each index a Drizzle table declares (plain column indexes; an expression would fail the check). */
+function drizzleIndexes(table: PgTable): string[] {
+  return getTableConfig(table).indexes.map((index) => {
+    const columns = index.config.columns.map((column) =>
+      'name' in column && typeof column.name === 'string' ? column.name : '<expression>',
+    );
+    return `${index.config.name ?? '<unnamed>'} (${columns.join(', ')})${index.config.unique ? ' unique' : ''}`;
+  });
+}
+
 describe('Drizzle tables and the migrated schema', () => {
   let testDb: TestDatabase;
   let db: Db;
@@ -194,6 +204,29 @@ describe('Drizzle tables and the migrated schema', () => {
         .map((key) => foreignKey(key.columns, key.foreign_table!, key.foreign_columns!, ACTIONS[key.on_update]!, ACTIONS[key.on_delete]!));
       for (const key of declared.foreignKeys.filter((declaredKey) => !foreignKeys.includes(declaredKey))) {
         problems.push(`${name}: foreign key ${key} is not in the database, which has: ${foreignKeys.join('; ')}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  test('every index a Drizzle table declares exists in the database, on the same columns in the same order', async () => {
+    const indexes = await rows<{ table_name: string; name: string; columns: string[]; unique: boolean }>(
+      db,
+      sql`select t.relname as table_name, i.relname as name, x.indisunique as unique,
+          (select json_agg(a.attname order by k.i) from unnest(x.indkey::int2[]) with ordinality k(n, i)
+            join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.n) as columns
+        from pg_index x
+        join pg_class i on i.oid = x.indexrelid
+        join pg_class t on t.oid = x.indrelid
+        where t.relnamespace = current_schema()::regnamespace`,
+    );
+    const problems: string[] = [];
+    for (const [name, table] of tables) {
+      const own = indexes
+        .filter((index) => index.table_name === name)
+        .map((index) => `${index.name} (${index.columns.join(', ')})${index.unique ? ' unique' : ''}`);
+      for (const declared of drizzleIndexes(table).filter((index) => !own.includes(index))) {
+        problems.push(`${name}: index ${declared} is not in the database, which has: ${own.join('; ')}`);
       }
     }
     assert.deepEqual(problems, []);
