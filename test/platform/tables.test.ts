@@ -123,13 +123,17 @@ function drizzleConstraints(table: PgTable): { primaryKey: string[]; uniques: st
   return { primaryKey, uniques, foreignKeys };
 }
 
-/** `name (columns)` of each index a Drizzle table declares (plain column indexes; an expression would fail the check). */
+/**
+ * `name (columns)` of each index a Drizzle table declares, marked unique or partial (plain column
+ * indexes; an expression would fail the check; a partial index's condition is not compared).
+ */
 function drizzleIndexes(table: PgTable): string[] {
   return getTableConfig(table).indexes.map((index) => {
     const columns = index.config.columns.map((column) =>
       'name' in column && typeof column.name === 'string' ? column.name : '<expression>',
     );
-    return `${index.config.name ?? '<unnamed>'} (${columns.join(', ')})${index.config.unique ? ' unique' : ''}`;
+    const kind = `${index.config.unique ? ' unique' : ''}${index.config.where === undefined ? '' : ' partial'}`;
+    return `${index.config.name ?? '<unnamed>'} (${columns.join(', ')})${kind}`;
   });
 }
 
@@ -210,9 +214,9 @@ describe('Drizzle tables and the migrated schema', () => {
   });
 
   test('every index a Drizzle table declares exists in the database, on the same columns in the same order', async () => {
-    const indexes = await rows<{ table_name: string; name: string; columns: string[]; unique: boolean }>(
+    const indexes = await rows<{ table_name: string; name: string; columns: string[]; unique: boolean; partial: boolean }>(
       db,
-      sql`select t.relname as table_name, i.relname as name, x.indisunique as unique,
+      sql`select t.relname as table_name, i.relname as name, x.indisunique as unique, x.indpred is not null as partial,
           (select json_agg(a.attname order by k.i) from unnest(x.indkey::int2[]) with ordinality k(n, i)
             join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.n) as columns
         from pg_index x
@@ -224,7 +228,7 @@ describe('Drizzle tables and the migrated schema', () => {
     for (const [name, table] of tables) {
       const own = indexes
         .filter((index) => index.table_name === name)
-        .map((index) => `${index.name} (${index.columns.join(', ')})${index.unique ? ' unique' : ''}`);
+        .map((index) => `${index.name} (${index.columns.join(', ')})${index.unique ? ' unique' : ''}${index.partial ? ' partial' : ''}`);
       for (const declared of drizzleIndexes(table).filter((index) => !own.includes(index))) {
         problems.push(`${name}: index ${declared} is not in the database, which has: ${own.join('; ')}`);
       }

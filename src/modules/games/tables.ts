@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { instant, int8 } from '../../platform/db/columns.ts';
 import { users } from '../users/tables.ts';
@@ -97,6 +98,10 @@ export const gameSessions = pgTable(
     unique('game_sessions_launch_token_unique').on(table.launchTokenHash),
     unique('game_sessions_session_token_unique').on(table.sessionTokenHash),
     index('game_sessions_created_idx').on(table.createdAt),
+    // Whether a newer money session of the game exists, for housekeeping (migrations/20261126090200_game_sessions_retention.sql).
+    index('game_sessions_money_game_idx')
+      .on(table.providerId, table.providerGameId, table.id)
+      .where(sql`redeemed_at is not null and not demo`),
   ],
 );
 
