@@ -206,6 +206,13 @@ export class GameWalletService {
         const [row] = await retrying(() =>
           statements.refund.execute({ providerId, transactionId: call.transactionId, betTransactionId: call.betTransactionId, payload }),
         );
+        // The answer does not say whether a stake came back (a refused bet, or one another refund
+        // id gave back already, needs nothing): the call's record does. Refunds are rare.
+        if (row!.outcome === 'OK' && !row!.replayed && row!.userId !== null && row!.transactionRef !== null) {
+          const [recorded] = await statements.recordedAmount.execute({ id: Number(row!.transactionRef) });
+          const cents = recorded?.amount ?? 0n;
+          if (cents > 0n) this.#ctx.money.ledgerLine('bet_refund', cents);
+        }
         return answerOf(row!, null);
       }
     }
