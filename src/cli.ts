@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { PasswordHasher } from './platform/auth/passwords.ts';
-import { sql } from 'drizzle-orm';
 import { PG_INVALIDATION_CHANNEL } from './platform/cache/pg-invalidation.ts';
 import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
 import { encodeMessage } from './platform/cache/wire.ts';
