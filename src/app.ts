@@ -17,6 +17,7 @@ import { builtInAdapters } from './modules/games/adapters/registry.ts';
 import { registerCatalogueRoutes } from './modules/games/catalogue-routes.ts';
 import { LaunchService } from './modules/games/launch.ts';
 import { registerLaunchRoutes } from './modules/games/launch-routes.ts';
+import { GameSessionPruner } from './modules/games/session-retention.ts';
 import { registerGameWalletRoutes } from './modules/games/wallet-routes.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
@@ -255,7 +256,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerDrawScheduler(app, ctx, clock);
   options.extraRoutes?.(app, ctx);
 
-  scheduleHousekeeping(app, [ctx.sessions, ctx.limiter]);
+  scheduleHousekeeping(app, [ctx.sessions, ctx.limiter, new GameSessionPruner(db)]);
   app.addHook('onClose', async () => {
     await app.requestsDrained();
     ctx.mailer.close();

@@ -1,9 +1,13 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { PasswordHasher } from './platform/auth/passwords.ts';
+import { PG_INVALIDATION_CHANNEL } from './platform/cache/pg-invalidation.ts';
 import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
+import { encodeMessage } from './platform/cache/wire.ts';
+import { SESSIONS_TOPIC, userKey } from './platform/session/cached-store.ts';
 import { Keyring } from './platform/crypto.ts';
 import { CATALOGUE_TOPIC } from './modules/games/catalogue.ts';
 import { formatSeedReport, seedDemo } from './modules/games/seed-demo.ts';
@@ -37,6 +41,25 @@ async function withDatabase<T>(config: Config, work: (database: Database) => Pro
     return await work(database);
   } finally {
     await database.close();
+  }
+}
+
+/**
+ * Tells servers running beside this command that it changed what their caches may hold, on the
+ * bus they listen to (app.ts): Redis when REDIS_URL is set, PostgreSQL's NOTIFY otherwise. The
+ * embedded database belongs to this process, so no server is running to be told.
+ */
+async function announce(config: Config, database: Database, topic: string, key?: string): Promise<void> {
+  if (config.redisUrl !== undefined) {
+    const redis = connectRedis(config.redisUrl);
+    try {
+      await publishInvalidation(redis, topic, key);
+    } finally {
+      await redis.quit();
+    }
+  } else if (database.url !== undefined) {
+    // Outside a transaction: delivered at once to every listening instance.
+    await database.db.execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${encodeMessage('command', topic, key)})`);
   }
 }
 
@@ -84,7 +107,21 @@ async function run(command: string | undefined, args: string[]): Promise<number>
         return 2;
       }
       const input = { email: values.email, password: values.password, name: values.name };
-      const id = await withDatabase(loadConfig(), ({ db }) => createOrPromoteAdmin(db, new PasswordHasher(), input));
+      const config = loadConfig();
+      const id = await withDatabase(config, async (database) => {
+        const promoted = await createOrPromoteAdmin(database.db, new PasswordHasher(), input);
+        // Committed: running servers drop the user's cached sessions now instead of serving the
+        // old roles, status and name for up to SESSION_CACHE_S (docs/architecture.md, "Session cache").
+        try {
+          await announce(config, database, SESSIONS_TOPIC, userKey(promoted));
+        } catch (error) {
+          console.error(
+            `The change is made, but running servers could not be told (${error instanceof Error ? error.message : String(error)}); ` +
+              `they see it within SESSION_CACHE_S (${config.sessionCacheS} s).`,
+          );
+        }
+        return promoted;
+      });
       console.log(id);
       return 0;
     }

@@ -10,9 +10,10 @@ import type { SessionManager } from './session/manager.ts';
 
 /**
  * Runs inside the registration transaction, after the user row exists; other modules (referral
- * rewards) hook in here without the account code knowing them.
+ * rewards) hook in here without the account code knowing them. A hook may answer a function to
+ * run once the registration committed (never if it rolled back), e.g. to count a ledger line.
  */
-export type RegistrationHook = (tx: Db, user: { id: number; ref: number | null }) => Promise<void>;
+export type RegistrationHook = (tx: Db, user: { id: number; ref: number | null }) => Promise<void | (() => void)>;
 
 /** The long-lived services of one running app, built once in app.ts and handed to routes. */
 export interface AppContext {

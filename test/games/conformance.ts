@@ -244,6 +244,9 @@ export function walletConformance(driver: WalletDriver): void {
         (await ledgerOf(t.db, s.player.id)).map((line) => line.type),
         ['adjustment', 'bet', 'bet_refund'],
       );
+      // The refunded stake no longer counts into the withdrawal turnover.
+      const [turnover] = await rows<{ bet_turnover: string }>(t.db, sql`select bet_turnover from balances where user_id = ${s.player.id}`);
+      assert.equal(turnover!.bet_turnover, '0');
     });
 
     test('a refund of a round that paid a win is BET_SETTLED and moves nothing', async () => {

@@ -228,4 +228,36 @@ describe('game launch', () => {
     assert.equal((await sessions(player.id)).length, 0);
     assert.equal((await ctx().client().get(`/api/provider-games/${orphan.id}/launch`)).status, 401);
   });
+
+  test('a player gets 30 launches a minute: the 31st is a 429 with Retry-After, whatever the game, and opens nothing; others play on', async () => {
+    const admin = (await ctx().withRole('super-admin')).client;
+    const player = await ctx().player();
+    const other = await ctx().player();
+    const game = await createGame(admin, (await createProvider(admin)).id);
+    // Every request counts, an unknown game's too.
+    assert.equal((await player.client.get('/api/provider-games/no-such-game/launch')).status, 404);
+    for (let i = 1; i < 30; i += 1) {
+      const res = await player.client.get(`/api/provider-games/${game.id}/launch`);
+      assert.equal(res.status, 200, `launch ${i + 1}: ${res.text}`);
+    }
+    for (const path of [
+      `/api/provider-games/${game.id}/launch`,
+      '/api/provider-games/no-such-game/launch',
+      `/api/provider-games/${game.slug}/launch?demo=bad`,
+    ]) {
+      const res = await player.client.get(path);
+      assert.equal(res.status, 429, path);
+      const retryAfter = Number(res.headers['retry-after']);
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, String(res.headers['retry-after']));
+      assert.deepEqual(res.json, { message: `Too many attempts. Please try again in ${retryAfter} seconds.` });
+    }
+    assert.equal((await sessions(player.id)).length, 29);
+    assert.equal((await other.client.get(`/api/provider-games/${game.id}/launch`)).status, 200);
+    // A guest is still a 401, not a 429.
+    assert.equal((await ctx().client().get(`/api/provider-games/${game.id}/launch`)).status, 401);
+
+    // Once the window is over, launches open again.
+    await ctx().db.execute(sql`update rate_limits set reset_at = now() - interval '1 second' where key = ${`launch|${player.id}`}`);
+    assert.equal((await player.client.get(`/api/provider-games/${game.id}/launch`)).status, 200);
+  });
 });

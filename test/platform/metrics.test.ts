@@ -3,6 +3,8 @@ import { describe, test } from 'node:test';
 import { useApp, type TestApp } from '../helpers/app.ts';
 import { dataOf, fund, payoutWebhook, requestWithdrawal } from '../withdrawals/helpers.ts';
 import { createTopup, NO_REFERRAL, paid, putSettings, referredPlayer, webhook } from '../wallet/helpers.ts';
+import { betOk, insertGame, ManualClock, openDraw } from '../draws/helpers.ts';
+import { createGame, createProvider, demoDriver, launch, send } from '../games/helpers.ts';
 
 const TOKEN = 'metrics-test-token-0123456789abcdef';
 
@@ -171,6 +173,87 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     assert.equal(moved('croupier_ledger_amount_cents_total{type="withdrawal"}'), 5000);
     assert.equal(moved('croupier_ledger_lines_total{type="withdrawal_refund"}'), 1);
     assert.equal(moved('croupier_ledger_amount_cents_total{type="withdrawal_refund"}'), 2000);
+  });
+});
+
+/** The counters' moves between two scrapes of `t`, around `work`. */
+async function movedBy(t: TestApp, work: () => Promise<void>): Promise<(series: string) => number> {
+  const read = async () => (await scrape(t, `Bearer ${TOKEN}`)).body;
+  const before = await read();
+  await work();
+  const after = await read();
+  return (series) => sample(after, series) - sample(before, series);
+}
+
+describe('ledger metrics count every line type written while serving', () => {
+  const clock = new ManualClock('2026-11-26T12:00:00.000Z');
+  const ctx = useApp({ METRICS_TOKEN: TOKEN }, { clock });
+  const lines = (type: string) => `croupier_ledger_lines_total{type="${type}"}`;
+  const cents = (type: string) => `croupier_ledger_amount_cents_total{type="${type}"}`;
+
+  test("a provider's refund counts its bet_refund line once; another refund id for the same bet, a replay, or a refund of a bet never seen count nothing", async () => {
+    const t = ctx();
+    const provider = await createProvider(t);
+    const game = await createGame(t, provider.id);
+    const player = await t.player();
+    await fund(t, player.id, 10_000n);
+    const launched = await launch(t, { userId: player.id, providerId: provider.id, gameId: game.id });
+    const session = (await send(t, demoDriver, provider, { action: 'balance', token: launched.token })).answer!.session!;
+    const bet = { action: 'bet', token: session, transactionId: 'm-bet', roundId: 'm-round', game: game.code, amount: 1_250n } as const;
+    assert.equal((await send(t, demoDriver, provider, bet)).answer?.status, 'OK');
+
+    const refund = { action: 'refund', transactionId: 'm-refund', betTransactionId: 'm-bet' } as const;
+    const moved = await movedBy(t, async () => {
+      assert.equal((await send(t, demoDriver, provider, refund)).answer?.status, 'OK');
+      assert.equal((await send(t, demoDriver, provider, refund)).answer?.status, 'OK');
+      assert.equal((await send(t, demoDriver, provider, { ...refund, transactionId: 'm-refund-2' })).answer?.status, 'OK');
+      const tombstone = { action: 'refund', transactionId: 'm-refund-3', betTransactionId: 'm-never-seen' } as const;
+      assert.equal((await send(t, demoDriver, provider, tombstone)).answer?.status, 'OK');
+    });
+    assert.equal(moved(lines('bet_refund')), 1);
+    assert.equal(moved(cents('bet_refund')), 1_250);
+  });
+
+  test('a cancelled draw counts one bet_refund line per refunded bet, with their stakes', async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    const players = [await t.player(), await t.player()];
+    for (const player of players) await fund(t, player.id, 10_000n);
+    const dice = await insertGame(t.db, { type: 'dice3' });
+    await t.app.drawScheduler.tick(clock.now());
+    const draw = await openDraw(admin.client, dice.code);
+    await betOk(players[0]!.client, dice.code, 'big', 3);
+    await betOk(players[1]!.client, dice.code, 'small', 4.5);
+    await betOk(players[1]!.client, dice.code, 'odd', 1);
+    const moved = await movedBy(t, async () => {
+      const cancelled = await admin.client.post(`/api/admin/draws/${draw.id}/cancel`, { reason: 'Maintenance' });
+      assert.equal(cancelled.status, 200, cancelled.text);
+      assert.equal((await admin.client.post(`/api/admin/draws/${draw.id}/cancel`, { reason: 'Again' })).status, 409);
+    });
+    assert.equal(moved(lines('bet_refund')), 3);
+    assert.equal(moved(cents('bet_refund')), 850);
+    // Cancelling a draw nobody bet on writes and counts nothing.
+    const empty = await insertGame(t.db, { type: 'double' });
+    await t.app.drawScheduler.tick(clock.now());
+    const quiet = await openDraw(admin.client, empty.code);
+    const none = await movedBy(t, async () => {
+      assert.equal((await admin.client.post(`/api/admin/draws/${quiet.id}/cancel`, { reason: 'Closed' })).status, 200);
+    });
+    assert.equal(none(lines('bet_refund')), 0);
+  });
+
+  test("a referred sign-up counts the referrer's referral_bonus line once the registration committed; a sign-up without a referrer counts none", async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    await putSettings(admin.client, 'referral', { bonus: 2.5, topped_up_bonus: 0, topped_up_bonus_rate: 0 });
+    const referrer = await t.player();
+    const moved = await movedBy(t, async () => {
+      await referredPlayer(t, referrer.id);
+      await t.player();
+    });
+    assert.equal(moved(lines('referral_bonus')), 1);
+    assert.equal(moved(cents('referral_bonus')), 250);
+    await putSettings(admin.client, 'referral', NO_REFERRAL);
   });
 });
 

@@ -123,6 +123,20 @@ function drizzleConstraints(table: PgTable): { primaryKey: string[]; uniques: st
   return { primaryKey, uniques, foreignKeys };
 }
 
+/**
+ * `name (columns)` of each index a Drizzle table declares, marked unique or partial (plain column
+ * indexes; an expression would fail the check; a partial index's condition is not compared).
+ */
+function drizzleIndexes(table: PgTable): string[] {
+  return getTableConfig(table).indexes.map((index) => {
+    const columns = index.config.columns.map((column) =>
+      'name' in column && typeof column.name === 'string' ? column.name : '<expression>',
+    );
+    const kind = `${index.config.unique ? ' unique' : ''}${index.config.where === undefined ? '' : ' partial'}`;
+    return `${index.config.name ?? '<unnamed>'} (${columns.join(', ')})${kind}`;
+  });
+}
+
 describe('Drizzle tables and the migrated schema', () => {
   let testDb: TestDatabase;
   let db: Db;
@@ -194,6 +208,29 @@ describe('Drizzle tables and the migrated schema', () => {
         .map((key) => foreignKey(key.columns, key.foreign_table!, key.foreign_columns!, ACTIONS[key.on_update]!, ACTIONS[key.on_delete]!));
       for (const key of declared.foreignKeys.filter((declaredKey) => !foreignKeys.includes(declaredKey))) {
         problems.push(`${name}: foreign key ${key} is not in the database, which has: ${foreignKeys.join('; ')}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  test('every index a Drizzle table declares exists in the database, on the same columns in the same order', async () => {
+    const indexes = await rows<{ table_name: string; name: string; columns: string[]; unique: boolean; partial: boolean }>(
+      db,
+      sql`select t.relname as table_name, i.relname as name, x.indisunique as unique, x.indpred is not null as partial,
+          (select json_agg(a.attname order by k.i) from unnest(x.indkey::int2[]) with ordinality k(n, i)
+            join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.n) as columns
+        from pg_index x
+        join pg_class i on i.oid = x.indexrelid
+        join pg_class t on t.oid = x.indrelid
+        where t.relnamespace = current_schema()::regnamespace`,
+    );
+    const problems: string[] = [];
+    for (const [name, table] of tables) {
+      const own = indexes
+        .filter((index) => index.table_name === name)
+        .map((index) => `${index.name} (${index.columns.join(', ')})${index.unique ? ' unique' : ''}${index.partial ? ' partial' : ''}`);
+      for (const declared of drizzleIndexes(table).filter((index) => !own.includes(index))) {
+        problems.push(`${name}: index ${declared} is not in the database, which has: ${own.join('; ')}`);
       }
     }
     assert.deepEqual(problems, []);

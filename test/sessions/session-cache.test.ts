@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, mock, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -6,6 +10,7 @@ import { buildApp } from '../../src/app.ts';
 import { openDatabase, type Database } from '../../src/platform/db/client.ts';
 import { SESSIONS_TOPIC } from '../../src/platform/session/cached-store.ts';
 import { Client, startApp, useApp, type SignedIn, type TestApp } from '../helpers/app.ts';
+import { run } from '../helpers/cli.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379/7';
 
@@ -153,6 +158,36 @@ for (const bus of buses) {
       const me = (await elsewhere.get('/api/user')).json as { name: string; roles: string[] };
       assert.equal(me.name, 'Renamed');
       assert.deepEqual(me.roles, ['admin']);
+    });
+
+    test('croupier admin:create promoting a signed-in user beside running instances shows them as super-admin on both', async (t) => {
+      if (skip) return t.skip('PostgreSQL only');
+      const { client, email, elsewhere } = await cachedElsewhere();
+      const roles = async (of: Client) => ((await of.get('/api/user')).json as { roles: string[] }).roles;
+      assert.deepEqual(await roles(client), ['player']);
+      const dataDir = mkdtempSync(join(tmpdir(), 'croupier-announce-'));
+      try {
+        const env = { DATA_DIR: dataDir, DATABASE_URL: first!.database.url!, ...bus.env };
+        const promoted = await run(['admin:create', '--email', email, '--password', 'promoted-password'], env);
+        assert.equal(promoted.code, 0, promoted.stderr);
+        assert.equal(promoted.stderr, '');
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+      // The command's message reaches each instance on its own listening connection, a moment
+      // after the command ends; without it both would serve the cached user for an hour.
+      for (const [name, of] of [
+        ['the first instance', client],
+        ['the second instance', elsewhere],
+      ] as const) {
+        const until = Date.now() + 5_000;
+        let seen = await roles(of);
+        while (!seen.includes('super-admin') && Date.now() < until) {
+          await sleep(25);
+          seen = await roles(of);
+        }
+        assert.deepEqual(seen.sort(), ['player', 'super-admin'], name);
+      }
     });
 
     test('a role deleted on one instance leaves its holders on the other at the next request', async (t) => {

@@ -133,7 +133,45 @@ describe('ledger:verify', () => {
     assert.deepEqual(await ours(), []);
 
     await t.db.execute(sql`update balances set bet_turnover = bet_turnover + 1 where user_id = ${player.id}`);
-    assert.deepEqual(await ours(), [{ balanceId: Number(balance!.id), detail: 'bet turnover 4.51, ledger bets 4.50' }]);
+    assert.deepEqual(await ours(), [
+      { balanceId: Number(balance!.id), detail: 'bet turnover 4.51, ledger 4.50 (bets 4.50, bet refunds 0.00)' },
+    ]);
     await t.db.execute(sql`update balances set bet_turnover = bet_turnover - 1 where user_id = ${player.id}`);
+  });
+
+  test('a bet refund takes its stake back off the bet turnover, never below zero, and ledger:verify checks that rule', async () => {
+    const t = ctx();
+    const player = await t.player();
+    await webhook(t, paid(await createTopup(player.client, 10)));
+    const move = (type: 'bet' | 'bet_refund', amount: bigint, key: string) =>
+      applyLedgerOperation(t.db, { userId: player.id, currency: 'BRL', type, amount, idempotencyKey: `verify-refund:${player.id}:${key}` });
+    const turnover = async () =>
+      BigInt(
+        (await rows<{ bet_turnover: string }>(t.db, sql`select bet_turnover from balances where user_id = ${player.id}`))[0]!.bet_turnover,
+      );
+
+    await move('bet', -1_000n, 'bet');
+    assert.equal(await turnover(), 1_000n);
+    await move('bet_refund', 1_000n, 'refund');
+    assert.equal(await turnover(), 0n, 'the refunded bet no longer counts');
+    await move('bet_refund', 1_000n, 'refund');
+    assert.equal(await turnover(), 0n, 'a replayed refund moves nothing');
+    // A refund larger than what is counted (none is written today) stops at zero, and the next bet counts from there.
+    await move('bet', -300n, 'second');
+    await move('bet_refund', 500n, 'more-than-counted');
+    assert.equal(await turnover(), 0n);
+    await move('bet', -200n, 'third');
+    assert.equal(await turnover(), 200n);
+
+    const [balance] = await rows<{ id: string }>(t.db, sql`select id from balances where user_id = ${player.id}`);
+    const ours = async () => (await verifyLedger(t.db)).problems.filter((problem) => problem.balanceId === Number(balance!.id));
+    assert.deepEqual(await ours(), []);
+    // A turnover kept as the plain sum of bet lines (the rule before refunds counted) is reported.
+    await t.db.execute(sql`update balances set bet_turnover = 1500 where user_id = ${player.id}`);
+    assert.deepEqual(await ours(), [
+      { balanceId: Number(balance!.id), detail: 'bet turnover 15.00, ledger 2.00 (bets 15.00, bet refunds 15.00)' },
+    ]);
+    await t.db.execute(sql`update balances set bet_turnover = 200 where user_id = ${player.id}`);
+    assert.deepEqual(await ours(), []);
   });
 });

@@ -6,6 +6,9 @@ import { rows } from '../../src/platform/db/client.ts';
 import { useApp, type SignedIn, type TestApp } from '../helpers/app.ts';
 import { balanceOf, createTopup, ledgerOf, NO_GIFTS, NO_REFERRAL, paid, putSettings, referredPlayer, webhook } from '../wallet/helpers.ts';
 import { dataOf, fund, withdrawalBody } from './helpers.ts';
+import { createGame, createProvider, demoDriver, launch, send } from '../games/helpers.ts';
+import { betOk, insertGame, ManualClock, openDraw } from '../draws/helpers.ts';
+import { verifyLedger } from '../../src/modules/wallet/verify.ts';
 
 const OFF = { min_amount_for_player: 0, min_amount_for_partner: 0, fee_rate: 0, total_bet: 0, referred_users_count: 0, total_topped_up: 0 };
 
@@ -225,5 +228,67 @@ describe('withdrawal limits (settings `withdraw`, 0 = off)', () => {
       assert.equal(res.status, 201, res.text);
       assert.deepEqual([dataOf(res).account_type, dataOf(res).payee_account], [type, stored]);
     }
+  });
+});
+
+describe('a refunded bet and the bet turnover limit (total_bet)', () => {
+  const clock = new ManualClock('2026-11-26T10:00:00.000Z');
+  const ctx = useApp({}, { clock });
+  let admin: SignedIn;
+
+  async function totalBet(amount: number): Promise<void> {
+    admin ??= await ctx().withRole('super-admin');
+    await putSettings(admin.client, 'withdraw', { ...OFF, total_bet: amount });
+  }
+
+  async function turnoverOf(t: TestApp, userId: number): Promise<bigint> {
+    const [row] = await rows<{ bet_turnover: string }>(t.db, sql`select bet_turnover from balances where user_id = ${userId}`);
+    return BigInt(row!.bet_turnover);
+  }
+
+  test('a provider bet of 10.00 that the provider refunds no longer counts: the turnover is back to 0.00 and a withdrawal needs new bets', async () => {
+    const t = ctx();
+    await totalBet(10);
+    const player = await t.player();
+    await fund(t, player.id, 10_000n);
+    const provider = await createProvider(t);
+    const game = await createGame(t, provider.id);
+    const launched = await launch(t, { userId: player.id, providerId: provider.id, gameId: game.id });
+    const session = (await send(t, demoDriver, provider, { action: 'balance', token: launched.token })).answer!.session!;
+    const bet = { action: 'bet', token: session, roundId: `r-${player.id}`, game: game.code, amount: 1_000n } as const;
+
+    assert.equal((await send(t, demoDriver, provider, { ...bet, transactionId: `b1-${player.id}` })).answer?.status, 'OK');
+    assert.equal(await turnoverOf(t, player.id), 1_000n);
+    const refund = { action: 'refund', transactionId: `rf-${player.id}`, betTransactionId: `b1-${player.id}` } as const;
+    assert.equal((await send(t, demoDriver, provider, refund)).answer?.status, 'OK');
+    assert.equal(await turnoverOf(t, player.id), 0n);
+    // Replayed, or named by another refund id, the refund takes nothing more off.
+    assert.equal((await send(t, demoDriver, provider, refund)).answer?.status, 'OK');
+    assert.equal((await send(t, demoDriver, provider, { ...refund, transactionId: `rf2-${player.id}` })).answer?.status, 'OK');
+    assert.equal(await turnoverOf(t, player.id), 0n);
+    await refused(t, player, 10, ['You need a total bet turnover of 10.00 before withdrawing; you have 0.00.']);
+
+    const next = { ...bet, roundId: `r2-${player.id}`, transactionId: `b2-${player.id}` };
+    assert.equal((await send(t, demoDriver, provider, next)).answer?.status, 'OK');
+    await accepted(player, 10);
+    assert.deepEqual((await verifyLedger(t.db)).problems, []);
+  });
+
+  test('a draw bet of 10.00 refunded by a cancelled draw no longer counts toward the turnover', async () => {
+    const t = ctx();
+    await totalBet(10);
+    const player = await t.player();
+    await fund(t, player.id, 10_000n);
+    const dice = await insertGame(t.db, { type: 'dice3' });
+    await t.app.drawScheduler.tick(clock.now());
+    const draw = await openDraw(player.client, dice.code);
+    await betOk(player.client, dice.code, 'big', 10);
+    assert.equal(await turnoverOf(t, player.id), 1_000n);
+    const cancelled = await admin.client.post(`/api/admin/draws/${draw.id}/cancel`, { reason: 'Table closed' });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(await balanceOf(t.db, player.id), 10_000n);
+    assert.equal(await turnoverOf(t, player.id), 0n);
+    await refused(t, player, 10, ['You need a total bet turnover of 10.00 before withdrawing; you have 0.00.']);
+    assert.deepEqual((await verifyLedger(t.db)).problems, []);
   });
 });

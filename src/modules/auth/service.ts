@@ -169,12 +169,20 @@ export class AccountService {
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const passwordHash = await this.#hasher.hash(input.password);
     try {
-      return await transaction(this.#db, async (tx) => {
+      // What the hooks asked to run after the commit, from the attempt that committed.
+      let afterCommit: (() => void)[] = [];
+      const userId = await transaction(this.#db, async (tx) => {
+        afterCommit = [];
         const user = await insertUser(tx, { name: input.name, email: input.email, passwordHash, ref: input.ref === 0 ? null : input.ref });
         await assignRole(tx, user.id, 'player');
-        for (const hook of this.#ctx.registrationHooks) await hook(tx, { id: user.id, ref: user.ref });
+        for (const hook of this.#ctx.registrationHooks) {
+          const after = await hook(tx, { id: user.id, ref: user.ref });
+          if (after !== undefined) afterCommit.push(after);
+        }
         return user.id;
       });
+      for (const after of afterCommit) after();
+      return userId;
     } catch (error) {
       if (isUniqueViolation(error, USERS_EMAIL_UNIQUE)) throw ValidationError.field('email', MESSAGES.emailTaken);
       throw error;

@@ -91,6 +91,8 @@ export function registerAdminDrawRoutes(app: App, ctx: AppContext, service: Draw
     async (request) => {
       const admin = currentUser(request).id;
       const row = await adminTransaction(ctx, request, (tx) => service.cancel(tx, request.params.draw, admin, request.body.reason));
+      // Committed: one `bet_refund` line per bet, which the cancelled draw's totals count.
+      ctx.money.ledgerLines('bet_refund', row.bets_count, row.bets_total);
       return { data: presentAdminDraw(row) };
     },
   );

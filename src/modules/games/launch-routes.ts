@@ -5,7 +5,7 @@ import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
 import { FlagFilter, flagValue } from '../../platform/pagination/list.ts';
-import type { LaunchableGame, LaunchService } from './launch.ts';
+import { LAUNCH_LIMIT, type LaunchableGame, type LaunchService } from './launch.ts';
 
 const LaunchRecord = Type.Object({
   url: Type.String({ description: 'Where to open the game.' }),
@@ -27,12 +27,15 @@ export function registerLaunchRoutes(app: App, service: LaunchService): void {
         summary: 'Launch a game: a new single-use token bound to the player, the game and the currency',
         description:
           '`:game` is the id (all digits) or the slug. A disabled or unknown game, or a game of a disabled provider, is a 404; ' +
-          '`demo=1` plays without money where the provider allows it (422 on `demo` otherwise); 502 when the provider fails.',
+          '`demo=1` plays without money where the provider allows it (422 on `demo` otherwise); 502 when the provider fails. ' +
+          `At most ${LAUNCH_LIMIT} launches a minute per player (429 with \`Retry-After\` beyond, before the game is looked up).`,
         params: Type.Object({ game: Type.String({ maxLength: 255 }) }),
         querystring: Type.Object({ demo: Type.Optional(FlagFilter) }),
         response: { 200: Type.Object({ data: LaunchRecord }), 502: MessageBody, ...errorResponses },
       },
       preValidation: async (request) => {
+        // The contract's order: signed in (the guard) → throttle (429) → the record in the path (404).
+        await service.throttle(currentUser(request).id);
         const { game } = request.params as { game?: unknown };
         const launchable = typeof game === 'string' ? await service.findLaunchable(game) : undefined;
         if (launchable === undefined) throw new NotFoundError();

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
-import { ProviderUnavailableError, ValidationError } from '../../platform/errors.ts';
+import { ProviderUnavailableError, TooManyAttemptsError, ValidationError } from '../../platform/errors.ts';
 import type { GameAdapters, Launch } from './adapters/adapter.ts';
 import { pathKey } from './catalogue-records.ts';
 import { gameSessions, providerGames, providers } from './tables.ts';
@@ -12,6 +12,12 @@ const LAUNCH_TOKEN_TTL_S = 120;
 /** The game session's life, moved forward by each accepted bet (the wallet does that). */
 const SESSION_TTL_S = 30 * 60;
 const TOKEN_LENGTH = 48;
+/**
+ * Launches a player may ask for per window: each writes a session row and may call the provider,
+ * and a player opens a game every few seconds at most, so 30 a minute is far above real use.
+ */
+export const LAUNCH_LIMIT = 30;
+export const LAUNCH_WINDOW_S = 60;
 
 /** An enabled game of an enabled provider, with what a launch needs of both. */
 export interface LaunchableGame {
@@ -42,6 +48,15 @@ export class LaunchService {
   constructor(ctx: AppContext, adapters: GameAdapters) {
     this.#ctx = ctx;
     this.#adapters = adapters;
+  }
+
+  /**
+   * Counts a launch request of the player in a fixed window shared by every instance (ctx.limiter,
+   * as the two-factor challenge counts tries); past LAUNCH_LIMIT, a 429 with Retry-After.
+   */
+  async throttle(userId: number): Promise<void> {
+    const state = await this.#ctx.limiter.hit(`launch|${userId}`, LAUNCH_WINDOW_S);
+    if (state.hits > LAUNCH_LIMIT) throw new TooManyAttemptsError(state.retryAfter);
   }
 
   /** The game a path value names (an all-digit id, else a slug), if it and its provider are enabled. */

@@ -1,4 +1,5 @@
-import { boolean, integer, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { instant, int8 } from '../../platform/db/columns.ts';
 import { users } from '../users/tables.ts';
 
@@ -18,7 +19,12 @@ export const providers = pgTable(
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
-  (table) => [unique('providers_code_unique').on(table.code)],
+  (table) => [
+    unique('providers_code_unique').on(table.code),
+    index('providers_sort_idx').on(table.sort, table.id),
+    // The customer list: enabled providers in `sort` order (migrations/20261126090000_catalogue_customer_indexes.sql).
+    index('providers_status_sort_idx').on(table.status, table.sort, table.id),
+  ],
 );
 
 export const providerGames = pgTable(
@@ -40,7 +46,12 @@ export const providerGames = pgTable(
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
-  (table) => [unique('provider_games_slug_unique').on(table.slug)],
+  (table) => [
+    unique('provider_games_slug_unique').on(table.slug),
+    index('provider_games_provider_sort_idx').on(table.providerId, table.sort, table.id),
+    // The customer list: a provider's enabled games in `sort` order, and their count (20261126090000).
+    index('provider_games_provider_status_sort_idx').on(table.providerId, table.status, table.sort, table.id),
+  ],
 );
 
 /** In-house games; status 0 disabled, 1 enabled, 2 maintenance. */
@@ -86,6 +97,11 @@ export const gameSessions = pgTable(
   (table) => [
     unique('game_sessions_launch_token_unique').on(table.launchTokenHash),
     unique('game_sessions_session_token_unique').on(table.sessionTokenHash),
+    index('game_sessions_created_idx').on(table.createdAt),
+    // Whether a newer money session of the game exists, for housekeeping (migrations/20261126090200_game_sessions_retention.sql).
+    index('game_sessions_money_game_idx')
+      .on(table.providerId, table.providerGameId, table.id)
+      .where(sql`redeemed_at is not null and not demo`),
   ],
 );
 

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { providers } from './tables.ts';
+import { providerTransactions } from './wallet-tables.ts';
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -56,6 +57,12 @@ export function prepareWalletStatements(db: Db) {
           ${p('payload')}::text)`,
       )
       .prepare('provider_wallet_refund'),
+    /** What a recorded call moved (cents): a refund records 0 when its bet needed nothing back. */
+    recordedAmount: db
+      .select({ amount: providerTransactions.amount })
+      .from(providerTransactions)
+      .where(eq(providerTransactions.id, p('id')))
+      .prepare('provider_wallet_recorded_amount'),
   };
 }
 

@@ -111,7 +111,7 @@ export class GameWalletService {
     if (nestsDeeperThan(body, MAX_BODY_DEPTH)) throw new BodyTooDeepError();
     const call = adapter.parseWalletCall(action, body);
     // The wallet function decides on the provider's status as committed (PROVIDER_DISABLED).
-    const answer = await this.#apply(provider.id, call, rawBody);
+    const answer = await this.#apply(provider.id, call, rawBody, log);
     if (answer.status !== 'OK') log.info({ provider: provider.code, action, status: answer.status }, 'wallet call refused');
     return adapter.walletAnswer(call, answer, body);
   }
@@ -158,8 +158,24 @@ export class GameWalletService {
     return known;
   }
 
+  /**
+   * Counts a committed refund's `bet_refund` line. The answer does not say whether a stake came
+   * back (a refused bet, or one that another refund id gave back already, needs nothing); the
+   * call's record does. Refunds are rare, so the extra read costs nothing that matters, and a
+   * failure of it only loses the count: the refund is committed and is answered.
+   */
+  async #reportRefund(transactionRef: number, log: FastifyBaseLogger): Promise<void> {
+    try {
+      const [recorded] = await this.#statements.recordedAmount.execute({ id: transactionRef });
+      const cents = recorded?.amount ?? 0n;
+      if (cents > 0n) this.#ctx.money.ledgerLine('bet_refund', cents);
+    } catch (error) {
+      log.warn({ err: error, transaction: transactionRef }, 'wallet refund: could not read what it moved for the metrics');
+    }
+  }
+
   /** One wallet function call, retried when the database rolled it back (a deadlock, or a concurrent delivery of the same call). */
-  async #apply(providerId: number, call: WalletCall, payload: string): Promise<WalletAnswer> {
+  async #apply(providerId: number, call: WalletCall, payload: string, log: FastifyBaseLogger): Promise<WalletAnswer> {
     const statements = this.#statements;
     switch (call.action) {
       case 'balance': {
@@ -206,6 +222,9 @@ export class GameWalletService {
         const [row] = await retrying(() =>
           statements.refund.execute({ providerId, transactionId: call.transactionId, betTransactionId: call.betTransactionId, payload }),
         );
+        if (row!.outcome === 'OK' && !row!.replayed && row!.userId !== null && row!.transactionRef !== null) {
+          await this.#reportRefund(Number(row!.transactionRef), log);
+        }
         return answerOf(row!, null);
       }
     }

@@ -15,7 +15,7 @@ const ReferralRecord = Type.Object({
 
 /** GET /api/referral, and the registration hook that pays the sign-up reward. */
 export function registerReferralRoutes(app: App, ctx: AppContext): void {
-  ctx.registrationHooks.push(referralSignupHook(ctx.config.defaultCurrency));
+  ctx.registrationHooks.push(referralSignupHook(ctx.config.defaultCurrency, ctx.money));
 
   app.get(
     '/api/referral',

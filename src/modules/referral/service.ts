@@ -2,20 +2,22 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { one } from '../../platform/db/client.ts';
 import type { RegistrationHook } from '../../platform/context.ts';
+import type { MoneyEvents } from '../../platform/metrics/money.ts';
 import { toCents } from '../../platform/money.ts';
 import { currentReferralSettings } from '../settings/repository.ts';
 import { applyLedgerOperation } from '../wallet/ledger.ts';
 
 /**
  * Registration with `ref`: the referrer receives the `bonus` of the referral settings in force,
- * as a `referral_bonus` line keyed by the new user (so it is paid once per referred user).
+ * as a `referral_bonus` line keyed by the new user (so it is paid once per referred user),
+ * counted in the metrics once the registration committed.
  */
-export function referralSignupHook(currency: string): RegistrationHook {
+export function referralSignupHook(currency: string, money: MoneyEvents): RegistrationHook {
   return async (tx, user) => {
     if (user.ref === null) return;
     const { settings } = await currentReferralSettings(tx);
     if (settings.bonus <= 0n) return;
-    await applyLedgerOperation(tx, {
+    const outcome = await applyLedgerOperation(tx, {
       userId: user.ref,
       currency,
       type: 'referral_bonus',
@@ -25,6 +27,8 @@ export function referralSignupHook(currency: string): RegistrationHook {
       description: `Referral reward: user #${user.id} registered`,
       idempotencyKey: `referral:signup:${user.id}`,
     });
+    if (outcome.replayed) return;
+    return () => money.ledgerLine('referral_bonus', settings.bonus);
   };
 }
 

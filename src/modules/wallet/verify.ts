@@ -23,7 +23,9 @@ type Cents = string;
  * Recomputes every balance from the ledger: the stored amount must equal the sum of its lines
  * and the last line's balance_after; each line's balance_after must be the previous one plus its
  * amount; a line must belong to its balance's user and currency; the bet turnover kept on the
- * balance must be the sum of its `bet` lines.
+ * balance must be what ledger_apply's rule gives over its lines in id order: each `bet` adds its
+ * stake, each `bet_refund` takes its amount back off, never below 0
+ * (migrations/20261126090100_bet_refund_turnover.sql).
  */
 export async function verifyLedger(db: Db): Promise<LedgerReport> {
   const problems: LedgerProblem[] = [];
@@ -79,16 +81,29 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
     problems.push({ balanceId: Number(row.balance_id), detail: `line #${Number(row.id)} names another user or currency than its balance` });
   }
 
-  const turnovers = await rows<{ id: Cents; bet_turnover: Cents; bets: Cents }>(
+  // A running sum floored at 0 (T = max(0, T + d)) is the plain running sum S minus the lowest
+  // value S has reached, when that is below 0: computed set-based, without walking lines one by one.
+  const turnovers = await rows<{ id: Cents; bet_turnover: Cents; turnover: Cents; bets: Cents; refunds: Cents }>(
     db,
-    sql`select b.id, b.bet_turnover, coalesce(s.bets, 0) as bets from balances b
-      left join (select balance_id, -sum(amount) as bets from ledger_entries where type = 'bet' group by balance_id) s on s.balance_id = b.id
-      where b.bet_turnover <> coalesce(s.bets, 0) order by b.id limit ${LIMIT}`,
+    sql`select b.id, b.bet_turnover, coalesce(t.turnover, 0) as turnover, coalesce(t.bets, 0) as bets,
+        coalesce(t.refunds, 0) as refunds
+      from balances b
+      left join (
+        select balance_id, sum(delta) - least(0, min(running)) as turnover,
+          coalesce(sum(delta) filter (where type = 'bet'), 0) as bets, coalesce(-sum(delta) filter (where type = 'bet_refund'), 0) as refunds
+        from (
+          select balance_id, type, -amount as delta, sum(-amount) over (partition by balance_id order by id) as running
+          from ledger_entries where type in ('bet', 'bet_refund')
+        ) lines group by balance_id
+      ) t on t.balance_id = b.id
+      where b.bet_turnover <> coalesce(t.turnover, 0) order by b.id limit ${LIMIT}`,
   );
   for (const row of turnovers) {
     problems.push({
       balanceId: Number(row.id),
-      detail: `bet turnover ${formatUnits(toCents(row.bet_turnover))}, ledger bets ${formatUnits(toCents(row.bets))}`,
+      detail:
+        `bet turnover ${formatUnits(toCents(row.bet_turnover))}, ledger ${formatUnits(toCents(row.turnover))} ` +
+        `(bets ${formatUnits(toCents(row.bets))}, bet refunds ${formatUnits(toCents(row.refunds))})`,
     });
   }
 

@@ -2,6 +2,10 @@
  * What modules tell the metrics about money, after the change committed (a rolled-back
  * transaction must never move a counter). The platform owns the interface so that it never
  * imports a module; app.ts hands modules the real one, or `noMoneyEvents` when metrics are off.
+ *
+ * Every ledger line a serving instance commits is reported, whichever type (test/platform/
+ * metrics.test.ts). Lines written by a command (`croupier seed:demo`'s funding) are not: the
+ * command's process has no registry and no `/metrics`, and counters are per serving instance.
  */
 export interface MoneyEvents {
   /** One ledger line of `type` (its module's name for it), `cents` signed as written. */

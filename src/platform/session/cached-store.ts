@@ -6,7 +6,8 @@ import type { LoadedSession, Session, SessionData, SessionStore } from './store.
 export const SESSIONS_TOPIC = 'sessions';
 
 const sessionKey = (idHash: string) => `s:${idHash}`;
-const userKey = (userId: number) => `u:${userId}`;
+/** The key under SESSIONS_TOPIC that drops every cached session of one user (commands announce changes with it). */
+export const userKey = (userId: number) => `u:${userId}`;
 
 interface Entry {
   /** The session id itself (memory only), so forgetting the entry forgets its digest too. */
