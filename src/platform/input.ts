@@ -41,6 +41,28 @@ function problemOf(text: string): 'nul' | 'utf8' | undefined {
  * PostgreSQL cannot store; `undefined` when every one can be stored.
  */
 export function unstorableText(value: unknown): { field: string; problem: 'nul' | 'utf8' } | undefined {
+  // Every request's query and path pass here: the walk that names the field runs only when a
+  // cheaper one, which builds no paths, has found something.
+  return holdsUnstorableText(value) ? firstUnstorableText(value) : undefined;
+}
+
+function holdsUnstorableText(value: unknown): boolean {
+  if (typeof value === 'string') return problemOf(value) !== undefined;
+  if (value === null || typeof value !== 'object') return false;
+  const pending: object[] = [value];
+  for (let current = pending.pop(); current !== undefined; current = pending.pop()) {
+    for (const key of Object.keys(current)) {
+      if (problemOf(key) !== undefined) return true;
+      const item: unknown = (current as Record<string, unknown>)[key];
+      if (typeof item === 'string') {
+        if (problemOf(item) !== undefined) return true;
+      } else if (item !== null && typeof item === 'object') pending.push(item);
+    }
+  }
+  return false;
+}
+
+function firstUnstorableText(value: unknown): { field: string; problem: 'nul' | 'utf8' } | undefined {
   const pending: [unknown, string[]][] = [[value, []]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [current, path] = next;

@@ -252,8 +252,10 @@ export const schemaCompiler: FastifySchemaCompiler<SchemaObject> = ({ schema, ht
  */
 function nonFiniteField(data: unknown): string | undefined {
   if (data === null || typeof data !== 'object') return undefined;
-  for (const [field, value] of Object.entries(data)) {
-    if ([value].flat().some((item) => typeof item === 'number' && !Number.isFinite(item))) return field;
+  const infinite = (item: unknown) => typeof item === 'number' && !Number.isFinite(item);
+  for (const field of Object.keys(data)) {
+    const value: unknown = (data as Record<string, unknown>)[field];
+    if (Array.isArray(value) ? value.some(infinite) : infinite(value)) return field;
   }
   return undefined;
 }

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
@@ -26,13 +25,6 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
   const catalogue = new Catalogue(ctx);
   const presentGame = providerGamePresenter(ctx.config.appUrl);
   const presentProvider = columnPresenter(ProviderRecord, customerProviderFields);
-  /** The provider each game-list request's path named, found once before validation. */
-  const providerIds = new WeakMap<FastifyRequest, number>();
-  const remember = (request: FastifyRequest, providerId: number | null): NotFoundError | undefined => {
-    if (providerId === null) return new NotFoundError();
-    providerIds.set(request, providerId);
-    return undefined;
-  };
 
   app.get(
     '/api/providers',
@@ -71,24 +63,24 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
         const { provider } = request.params as { provider?: unknown };
         if (typeof provider !== 'string') return done(new NotFoundError());
         const known = catalogue.knownProviderId(provider);
-        if (known !== undefined) return done(remember(request, known));
+        if (known !== undefined) return done(known === null ? new NotFoundError() : undefined);
         return catalogue.enabledProviderId(provider).then((id) => {
-          const refused = remember(request, id);
-          if (refused !== undefined) throw refused;
+          if (id === null) throw new NotFoundError();
         });
       },
     },
     (request, reply) => {
-      const providerId = providerIds.get(request)!;
-      const path = `/api/providers/${request.params.provider}/games`;
-      const kept = catalogue.keptGamesPage(providerId, path, request.query);
+      const { provider } = request.params;
+      const kept = catalogue.keptGamesPage(provider, request.query);
       if (kept !== undefined) {
         sendJsonBytes(reply, kept);
         return;
       }
       return catalogue
-        .gamesPage(providerId, path, request.query, (page) => serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }))
+        .gamesPage(provider, request.query, (page) => serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }))
         .then((body) => {
+          // Disabled since the check before validation.
+          if (body === null) throw new NotFoundError();
           sendJsonBytes(reply, body);
         });
     },

@@ -69,11 +69,14 @@ function perPageKey(query: ListQuery): number | null {
   return query.per_page === undefined ? null : Math.min(query.per_page, MAX_PER_PAGE);
 }
 
-/** A game page's cache key: the normalized query, as the answer depends on it. */
-function gamesKey(providerId: number, path: string, query: ListQuery): string {
+/**
+ * A game page's cache key: the provider as the path names it (an id and a code of one provider
+ * are two keys, as their links differ) and the normalized query, as the answer depends on them.
+ */
+function gamesKey(param: string, query: ListQuery): string {
   const popular = typeof query.popular === 'string' ? flagValue(query.popular) : null;
   const q = query.q === undefined || query.q === '' ? null : query.q;
-  return JSON.stringify([providerId, path, query.page ?? 1, perPageKey(query), popular, query.category_id ?? null, q]);
+  return JSON.stringify([param, query.page ?? 1, perPageKey(query), popular, query.category_id ?? null, q]);
 }
 
 /**
@@ -127,12 +130,16 @@ export class Catalogue {
   }
 
   /** The cached answer of `gamesPage`, when there is one: a hit needs no promise. */
-  keptGamesPage(providerId: number, path: string, query: ListQuery): Buffer | undefined {
-    return this.#gamePages.peek(gamesKey(providerId, path, query));
+  keptGamesPage(param: string, query: ListQuery): Buffer | undefined {
+    return this.#gamePages.peek(gamesKey(param, query));
   }
 
-  async gamesPage(providerId: number, path: string, query: ListQuery, serialize: (page: GamePage) => Buffer): Promise<Buffer> {
-    return this.#gamePages.get(gamesKey(providerId, path, query), async () =>
+  /** A page of the enabled games of the enabled provider `param` names (an id or a code); null when there is none. */
+  async gamesPage(param: string, query: ListQuery, serialize: (page: GamePage) => Buffer): Promise<Buffer | null> {
+    const providerId = await this.enabledProviderId(param);
+    if (providerId === null) return null;
+    const path = `/api/providers/${param}/games`;
+    return this.#gamePages.get(gamesKey(param, query), async () =>
       serialize(await paginate(this.#db, gameSource, { ...query, provider_id: providerId }, { base: this.#appUrl, path })),
     );
   }
