@@ -54,6 +54,7 @@ import type { Database } from './platform/db/client.ts';
 import { registerDrain } from './platform/http/drain.ts';
 import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerGuard } from './platform/http/guard.ts';
+import { logMixin } from './platform/http/request-log.ts';
 import { scheduleHousekeeping } from './platform/housekeeping.ts';
 import { LocalDiskStorage } from './platform/storage/local-disk.ts';
 import { registerStorageRoutes } from './platform/storage/routes.ts';
@@ -95,6 +96,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      mixin: logMixin,
       ...(logStream === undefined ? {} : { stream: logStream }),
       redact: {
         paths: [
