@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
+import { serveClusterMetrics } from './platform/metrics/cluster.ts';
 
 /** A worker that ran this long before dying was healthy: its replacement starts without waiting. */
 const STABLE_MS = 30_000;
@@ -112,6 +113,7 @@ export function runPrimary(count: number, log: Logger): Promise<number> {
     slot.restart = setTimeout(() => fork(index), slot.delay);
   });
 
+  serveClusterMetrics();
   for (let index = 0; index < count; index++) {
     // Halved once so a first quick death restarts after FIRST_RESTART_MS.
     slots.push({ worker: undefined, startedAt: 0, delay: FIRST_RESTART_MS / 2, restart: undefined });

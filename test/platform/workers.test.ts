@@ -116,6 +116,38 @@ describe('serve --workers', () => {
       assert.equal(code, 0, `a graceful stop of every worker exits 0:\n${server.output()}`);
       assert.equal((server.output().match(/"signal":"SIGTERM"[^\n]*shutting down/g) ?? []).length, 2, 'each worker shut down gracefully');
     });
+
+    test('/metrics under --workers counts what every worker served, whichever worker answers the scrape', async () => {
+      const server = await serve({ ...(await target()), LOG_LEVEL: 'info', METRICS_ENABLED: 'on' }, ['--workers', '2']);
+      try {
+        await until('both workers listening', async () => (listeningPids(server.output()).length >= 2 ? true : undefined), server);
+        const browser = new Browser(server.url);
+        // Each call opens its own connection, which the cluster hands to the workers in turn.
+        for (let i = 0; i < 20; i++) {
+          const { status } = await browser.call('GET', '/api/csrf-cookie', undefined, { 'x-request-id': `metrics-${i}` });
+          assert.equal(status, 204);
+        }
+        const pids = await until(
+          'every request logged',
+          async () => {
+            const seen = Array.from({ length: 20 }, (_, i) => pidsByRequest(server.output()).get(`metrics-${i}`));
+            return seen.every((pid) => pid !== undefined) ? new Set(seen) : undefined;
+          },
+          server,
+        );
+        assert.equal(pids.size, 2, 'both workers served some of them');
+        for (let scrape = 0; scrape < 4; scrape++) {
+          const metrics = await browser.call('GET', '/metrics');
+          assert.equal(metrics.status, 200, metrics.text);
+          const count = /croupier_http_request_duration_seconds_count\{method="GET",route="\/api\/csrf-cookie",status="204"\} (\d+)/.exec(
+            metrics.text,
+          );
+          assert.equal(count?.[1], '20', metrics.text.slice(0, 2000));
+        }
+      } finally {
+        await server.stop();
+      }
+    });
   }
 });
 
