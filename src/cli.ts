@@ -47,19 +47,27 @@ async function withDatabase<T>(config: Config, work: (database: Database) => Pro
 /**
  * Tells servers running beside this command that it changed what their caches may hold, on the
  * bus they listen to (app.ts): Redis when REDIS_URL is set, PostgreSQL's NOTIFY otherwise. The
- * embedded database belongs to this process, so no server is running to be told.
+ * embedded database belongs to this process, so no server is running to be told. A failure is
+ * said on stderr and undoes nothing: the servers then see the change when their entries age out.
  */
-async function announce(config: Config, database: Database, topic: string, key?: string): Promise<void> {
-  if (config.redisUrl !== undefined) {
-    const redis = connectRedis(config.redisUrl);
-    try {
-      await publishInvalidation(redis, topic, key);
-    } finally {
-      await redis.quit();
+async function announce(config: Config, database: Database, within: string, topic: string, key?: string): Promise<void> {
+  try {
+    if (config.redisUrl !== undefined) {
+      const redis = connectRedis(config.redisUrl);
+      try {
+        await publishInvalidation(redis, topic, key);
+      } finally {
+        await redis.quit();
+      }
+    } else if (database.url !== undefined) {
+      // Outside a transaction: delivered at once to every listening instance.
+      await database.db.execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${encodeMessage('command', topic, key)})`);
     }
-  } else if (database.url !== undefined) {
-    // Outside a transaction: delivered at once to every listening instance.
-    await database.db.execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${encodeMessage('command', topic, key)})`);
+  } catch (error) {
+    console.error(
+      `The change is made, but running servers could not be told (${error instanceof Error ? error.message : String(error)}); ` +
+        `they see it within ${within}.`,
+    );
   }
 }
 
@@ -112,14 +120,7 @@ async function run(command: string | undefined, args: string[]): Promise<number>
         const promoted = await createOrPromoteAdmin(database.db, new PasswordHasher(), input);
         // Committed: running servers drop the user's cached sessions now instead of serving the
         // old roles, status and name for up to SESSION_CACHE_S (docs/architecture.md, "Session cache").
-        try {
-          await announce(config, database, SESSIONS_TOPIC, userKey(promoted));
-        } catch (error) {
-          console.error(
-            `The change is made, but running servers could not be told (${error instanceof Error ? error.message : String(error)}); ` +
-              `they see it within SESSION_CACHE_S (${config.sessionCacheS} s).`,
-          );
-        }
+        await announce(config, database, `SESSION_CACHE_S (${config.sessionCacheS} s)`, SESSIONS_TOPIC, userKey(promoted));
         return promoted;
       });
       console.log(id);
@@ -130,27 +131,21 @@ async function run(command: string | undefined, args: string[]): Promise<number>
       if (values.password !== undefined && [...values.password].length < 8)
         throw new UsageError('The password must be at least 8 characters.');
       const config = loadConfig();
-      const report = await withDatabase(config, ({ db }) =>
-        seedDemo(
+      const report = await withDatabase(config, async (database) => {
+        const seeded = await seedDemo(
           {
-            db,
+            db: database.db,
             keys: new Keyring(config.appKey),
             storage: new LocalDiskStorage(config.dataDir),
             hasher: new PasswordHasher(),
             currency: config.defaultCurrency,
           },
           { password: values.password },
-        ),
-      );
-      if (config.redisUrl !== undefined) {
-        // Servers beside this command (PostgreSQL and Redis) drop their cached catalogue now.
-        const redis = connectRedis(config.redisUrl);
-        try {
-          await publishInvalidation(redis, CATALOGUE_TOPIC);
-        } finally {
-          await redis.quit();
-        }
-      }
+        );
+        // Servers beside this command drop their cached catalogue now.
+        await announce(config, database, "the catalogue cache's age limit (60 s)", CATALOGUE_TOPIC);
+        return seeded;
+      });
       console.log(formatSeedReport(report));
       return 0;
     }

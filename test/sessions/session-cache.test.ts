@@ -190,6 +190,37 @@ for (const bus of buses) {
       }
     });
 
+    test("croupier seed:demo beside running instances shows its provider in both instances' cached catalogue", async (t) => {
+      if (skip) return t.skip('PostgreSQL only');
+      const { client, elsewhere } = await cachedElsewhere();
+      const codes = async (of: Client) => ((await of.get('/api/providers')).json as { data: { code: string }[] }).data.map((p) => p.code);
+      // Both instances have cached the catalogue without the demo provider.
+      assert.ok(!(await codes(client)).includes('demo'));
+      assert.ok(!(await codes(elsewhere)).includes('demo'));
+      const dataDir = mkdtempSync(join(tmpdir(), 'croupier-announce-'));
+      try {
+        const env = { DATA_DIR: dataDir, DATABASE_URL: first!.database.url!, ...bus.env };
+        const seeded = await run(['seed:demo', '--password', 'demo-password-1'], env);
+        assert.equal(seeded.code, 0, seeded.stderr);
+        assert.equal(seeded.stderr, '');
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+      // Without the command's message both would serve the cached list for up to a minute.
+      for (const [name, of] of [
+        ['the first instance', client],
+        ['the second instance', elsewhere],
+      ] as const) {
+        const until = Date.now() + 5_000;
+        let seen = await codes(of);
+        while (!seen.includes('demo') && Date.now() < until) {
+          await sleep(25);
+          seen = await codes(of);
+        }
+        assert.ok(seen.includes('demo'), name);
+      }
+    });
+
     test('a role deleted on one instance leaves its holders on the other at the next request', async (t) => {
       if (skip) return t.skip('PostgreSQL only');
       const admin = await first!.withRole('super-admin');
