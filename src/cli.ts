@@ -12,11 +12,14 @@ import { Keyring } from './platform/crypto.ts';
 import { CATALOGUE_TOPIC } from './modules/games/catalogue.ts';
 import { formatSeedReport, seedDemo } from './modules/games/seed-demo.ts';
 import { createOrPromoteAdmin, UsageError } from './modules/users/admin-create.ts';
+import { UserIdentity } from './modules/users/identity.ts';
 import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';
 import { openDatabase, type Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { connectRedis } from './platform/redis.ts';
+import { DbSessionStore } from './platform/session/db-store.ts';
+import { RedisSessionStore } from './platform/session/redis-store.ts';
 import { LocalDiskStorage } from './platform/storage/local-disk.ts';
 import { runPrimary, workerCount, WorkersError } from './cluster.ts';
 import { serve } from './server.ts';
@@ -29,6 +32,7 @@ Commands:
   migrate                                     apply pending database migrations
   admin:create --email E --password P [--name N]
                                               create a super-admin, or promote an existing user
+                                              (password set to P: their sessions end)
   seed:demo [--password P]                    the demo provider, its games, in-house games and a funded demo
                                               player (demo@example.com); running it again adds nothing
   ledger:verify                               recompute every balance from the ledger; exit 1 on any difference
@@ -68,6 +72,17 @@ async function announce(config: Config, database: Database, within: string, topi
       `The change is made, but running servers could not be told (${error instanceof Error ? error.message : String(error)}); ` +
         `they see it within ${within}.`,
     );
+  }
+}
+
+/** Ends every session of `userId` in the store the servers use: Redis with REDIS_URL, the sessions table otherwise. */
+async function endSessions(config: Config, database: Database, userId: number): Promise<void> {
+  if (config.redisUrl === undefined) return new DbSessionStore(database.db, new UserIdentity()).destroyForUser(userId);
+  const redis = connectRedis(config.redisUrl);
+  try {
+    await new RedisSessionStore(redis, database.db, new UserIdentity(), config.sessionLifetimeMin * 60).destroyForUser(userId);
+  } finally {
+    await redis.quit();
   }
 }
 
@@ -117,11 +132,13 @@ async function run(command: string | undefined, args: string[]): Promise<number>
       const input = { email: values.email, password: values.password, name: values.name };
       const config = loadConfig();
       const id = await withDatabase(config, async (database) => {
-        const promoted = await createOrPromoteAdmin(database.db, new PasswordHasher(), input);
-        // Committed: running servers drop the user's cached sessions now instead of serving the
-        // old roles, status and name for up to SESSION_CACHE_S (docs/architecture.md, "Session cache").
-        await announce(config, database, `SESSION_CACHE_S (${config.sessionCacheS} s)`, SESSIONS_TOPIC, userKey(promoted));
-        return promoted;
+        const { id: userId, promoted } = await createOrPromoteAdmin(database.db, new PasswordHasher(), input);
+        // Committed: the old password's sessions end (a reset password lets no one stay in), and
+        // running servers drop the user's cached sessions now instead of serving the old roles,
+        // status and name for up to SESSION_CACHE_S (docs/architecture.md, "Session cache").
+        if (promoted) await endSessions(config, database, userId);
+        await announce(config, database, `SESSION_CACHE_S (${config.sessionCacheS} s)`, SESSIONS_TOPIC, userKey(userId));
+        return userId;
       });
       console.log(id);
       return 0;

@@ -108,6 +108,46 @@ describe('command line', () => {
     for (const secret of secrets) assert.ok(secret && !log.includes(secret), `a secret (${secret.slice(0, 4)}…) is in the log`);
   });
 
+  test('admin:create promoting an existing user with a new password ends their sessions and retires their remember-me cookie', async () => {
+    const where = await target();
+    const email = 'promoted@example.com';
+    const password = 'Old-Password-123';
+    let server = await serve(where);
+    try {
+      const signedUp = new Browser(server.url);
+      await signedUp.call('GET', '/api/csrf-cookie');
+      const body = { name: 'P', email, password, password_confirmation: password, agreement: true };
+      assert.equal((await signedUp.call('POST', '/api/register', body)).status, 201);
+      const remembered = new Browser(server.url);
+      await remembered.call('GET', '/api/csrf-cookie');
+      assert.equal((await remembered.call('POST', '/api/login', { email, password, remember: true })).status, 200);
+      // Only the remember-me cookie: the next request revives a session from it.
+      for (const name of [...remembered.jar.keys()]) if (!name.startsWith('remember_web_')) remembered.jar.delete(name);
+      // The embedded database belongs to the server: the command runs while it is stopped.
+      if (backend === 'pglite') await server.stop();
+      const promoted = await run(['admin:create', '--email', email, '--password', 'New-Password-456'], where);
+      assert.equal(promoted.code, 0, promoted.stderr);
+      if (backend === 'pglite') server = await serve(where);
+      for (const [name, browser] of [
+        ['the signed-in session', signedUp],
+        ['the remember-me cookie', remembered],
+      ] as const) {
+        const again = new Browser(server.url);
+        for (const [key, value] of browser.jar) again.jar.set(key, value);
+        assert.equal((await again.call('GET', '/api/user')).status, 401, name);
+      }
+      const fresh = new Browser(server.url);
+      await fresh.call('GET', '/api/csrf-cookie');
+      assert.equal((await fresh.call('POST', '/api/login', { email, password: 'New-Password-456' })).status, 200);
+      assert.deepEqual((JSON.parse((await fresh.call('GET', '/api/user')).text) as { roles: string[] }).roles.sort(), [
+        'player',
+        'super-admin',
+      ]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   if (backend === 'postgres') {
     test('with PostgreSQL, commands run beside a running server', async () => {
       const where = await target();

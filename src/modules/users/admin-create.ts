@@ -1,3 +1,4 @@
+import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { transaction, type Db } from '../../platform/db/client.ts';
 import { SUPER_ADMIN } from '../../platform/auth/identity.ts';
 import { assignRole } from '../access/repository.ts';
@@ -8,12 +9,17 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** `croupier admin:create`: a new super-admin, or an existing user promoted (password reset to P). */
+/**
+ * `croupier admin:create`: a new super-admin, or an existing user promoted with the password P.
+ * A promoted user's new password retires their remember-me cookies here, in the transaction; their
+ * sessions (maybe in Redis) are ended by `endSessions` once it is committed, as after any
+ * password reset: whoever held the old password keeps no way in.
+ */
 export async function createOrPromoteAdmin(
   db: Db,
   hasher: PasswordHasher,
   input: { email: string; password: string; name?: string | undefined },
-): Promise<number> {
+): Promise<{ id: number; promoted: boolean }> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError(`"${input.email}" is not an e-mail address.`);
   if ([...input.password].length < 8) throw new UsageError('The password must be at least 8 characters.');
@@ -22,9 +28,14 @@ export async function createOrPromoteAdmin(
     const existing = await findUserByEmail(tx, email);
     const id = existing?.id ?? (await insertUser(tx, { name: input.name ?? email.split('@')[0]!, email, passwordHash, ref: null })).id;
     if (existing !== undefined) {
-      await updateUser(tx, id, { password: passwordHash, status: 1, ...(input.name === undefined ? {} : { name: input.name }) });
+      await updateUser(tx, id, {
+        password: passwordHash,
+        status: 1,
+        rememberNonce: randomAlphanumeric(40),
+        ...(input.name === undefined ? {} : { name: input.name }),
+      });
     }
     await assignRole(tx, id, SUPER_ADMIN);
-    return id;
+    return { id, promoted: existing !== undefined };
   });
 }
