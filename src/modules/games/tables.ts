@@ -98,6 +98,10 @@ export const gameSessions = pgTable(
     unique('game_sessions_launch_token_unique').on(table.launchTokenHash),
     unique('game_sessions_session_token_unique').on(table.sessionTokenHash),
     index('game_sessions_created_idx').on(table.createdAt),
+    // Deleting a user, provider or game checks its sessions (migrations/20261126100000_game_sessions_reference_indexes.sql).
+    index('game_sessions_user_idx').on(table.userId),
+    index('game_sessions_provider_idx').on(table.providerId),
+    index('game_sessions_provider_game_idx').on(table.providerGameId),
     // Whether a newer money session of the game exists, for housekeeping (migrations/20261126090200_game_sessions_retention.sql).
     index('game_sessions_money_game_idx')
       .on(table.providerId, table.providerGameId, table.id)
