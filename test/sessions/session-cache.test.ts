@@ -160,65 +160,56 @@ for (const bus of buses) {
       assert.deepEqual(me.roles, ['admin']);
     });
 
-    test("croupier admin:create resetting a signed-in user's password beside running instances signs them out on both", async (t) => {
-      if (skip) return t.skip('PostgreSQL only');
-      const { client, email, elsewhere } = await cachedElsewhere();
-      assert.equal((await client.get('/api/user')).status, 200);
-      assert.equal((await elsewhere.get('/api/user')).status, 200);
+    /** Runs `croupier <args>` beside both instances, on their database and bus; it must succeed without a word on stderr. */
+    async function runBeside(args: string[]): Promise<void> {
       const dataDir = mkdtempSync(join(tmpdir(), 'croupier-announce-'));
       try {
-        const env = { DATA_DIR: dataDir, DATABASE_URL: first!.database.url!, ...bus.env };
-        const promoted = await run(['admin:create', '--email', email, '--password', 'promoted-password'], env);
-        assert.equal(promoted.code, 0, promoted.stderr);
-        assert.equal(promoted.stderr, '');
+        const ran = await run(args, { DATA_DIR: dataDir, DATABASE_URL: first!.database.url!, ...bus.env });
+        assert.equal(ran.code, 0, ran.stderr);
+        assert.equal(ran.stderr, '');
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }
-      // The command's message reaches each instance on its own listening connection, a moment
-      // after the command ends; without it both would serve the cached session for an hour.
-      for (const [name, of] of [
-        ['the first instance', client],
-        ['the second instance', elsewhere],
-      ] as const) {
+    }
+
+    /**
+     * What `read` answers through each client once `seen` holds, waiting up to 5 s: a command's
+     * message reaches each instance on its own listening connection, a moment after it ends.
+     */
+    async function onBothEventually<T>(clients: Client[], read: (of: Client) => Promise<T>, seen: (value: T) => boolean): Promise<T[]> {
+      const answers: T[] = [];
+      for (const of of clients) {
         const until = Date.now() + 5_000;
-        let status = (await of.get('/api/user')).status;
-        while (status === 200 && Date.now() < until) {
+        let value = await read(of);
+        while (!seen(value) && Date.now() < until) {
           await sleep(25);
-          status = (await of.get('/api/user')).status;
+          value = await read(of);
         }
-        assert.equal(status, 401, name);
+        answers.push(value);
       }
+      return answers;
+    }
+
+    test("croupier admin:create resetting a signed-in user's password beside running instances signs them out on both", async (t) => {
+      if (skip) return t.skip('PostgreSQL only');
+      const { client, email, elsewhere } = await cachedElsewhere();
+      const status = async (of: Client) => (await of.get('/api/user')).status;
+      assert.deepEqual([await status(client), await status(elsewhere)], [200, 200]);
+      await runBeside(['admin:create', '--email', email, '--password', 'promoted-password']);
+      // Without the command's message both would serve the cached session for an hour.
+      assert.deepEqual(await onBothEventually([client, elsewhere], status, (code) => code !== 200), [401, 401]);
     });
 
     test("croupier seed:demo beside running instances shows its provider in both instances' cached catalogue", async (t) => {
       if (skip) return t.skip('PostgreSQL only');
       const { client, elsewhere } = await cachedElsewhere();
-      const codes = async (of: Client) => ((await of.get('/api/providers')).json as { data: { code: string }[] }).data.map((p) => p.code);
+      const hasDemo = async (of: Client) =>
+        ((await of.get('/api/providers')).json as { data: { code: string }[] }).data.some((p) => p.code === 'demo');
       // Both instances have cached the catalogue without the demo provider.
-      assert.ok(!(await codes(client)).includes('demo'));
-      assert.ok(!(await codes(elsewhere)).includes('demo'));
-      const dataDir = mkdtempSync(join(tmpdir(), 'croupier-announce-'));
-      try {
-        const env = { DATA_DIR: dataDir, DATABASE_URL: first!.database.url!, ...bus.env };
-        const seeded = await run(['seed:demo', '--password', 'demo-password-1'], env);
-        assert.equal(seeded.code, 0, seeded.stderr);
-        assert.equal(seeded.stderr, '');
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-      }
+      assert.deepEqual([await hasDemo(client), await hasDemo(elsewhere)], [false, false]);
+      await runBeside(['seed:demo', '--password', 'demo-password-1']);
       // Without the command's message both would serve the cached list for up to a minute.
-      for (const [name, of] of [
-        ['the first instance', client],
-        ['the second instance', elsewhere],
-      ] as const) {
-        const until = Date.now() + 5_000;
-        let seen = await codes(of);
-        while (!seen.includes('demo') && Date.now() < until) {
-          await sleep(25);
-          seen = await codes(of);
-        }
-        assert.ok(seen.includes('demo'), name);
-      }
+      assert.deepEqual(await onBothEventually([client, elsewhere], hasDemo, (has) => has), [true, true]);
     });
 
     test('a role deleted on one instance leaves its holders on the other at the next request', async (t) => {
