@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,27 +8,8 @@ import { buildApp } from '../../src/app.ts';
 import { openDatabase, rows } from '../../src/platform/db/client.ts';
 import { isUploadPath } from '../../src/platform/storage/storage.ts';
 import { Client, testConfig } from '../helpers/app.ts';
+import { run as croupier } from '../helpers/cli.ts';
 import { backend, freshDatabase, type TestDatabase } from '../helpers/database.ts';
-
-const BIN = join(import.meta.dirname, '../../bin/croupier.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function croupier(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 interface Counts {
   providers: number;
