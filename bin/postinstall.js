@@ -11,7 +11,7 @@ if (nodeVersionProblem(process.versions.node, requiredRange()) === undefined) {
     const { prepareTemplate } = await import('../src/platform/db/prepare-template.ts');
     const { dataDirTemplate } = await import('../src/platform/db/template.ts');
     const template = dataDirTemplate();
-    if (await prepareTemplate(template)) console.log(`croupier: embedded database template written to ${template.path}`);
+    if (await prepareTemplate(template)) console.log(`croupier: embedded database template written to ${template.dir}`);
   } catch (error) {
     console.warn(`croupier: no embedded database template (${String(error)}); a fresh DATA_DIR will run initdb instead.`);
   }

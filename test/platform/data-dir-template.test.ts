@@ -8,10 +8,10 @@ import { sql } from 'drizzle-orm';
 import { one, openDatabase } from '../../src/platform/db/client.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 import { prepareTemplate } from '../../src/platform/db/prepare-template.ts';
-import { dataDirTemplate, defaultTemplateDir } from '../../src/platform/db/template.ts';
+import { dataDirTemplate, defaultTemplateDir, holdsDatabase } from '../../src/platform/db/template.ts';
 import { backend } from '../helpers/database.ts';
 
-// The template only concerns the embedded database on disk; the PostgreSQL run has nothing to add.
+// The template only concerns the embedded database; the PostgreSQL run has nothing to add.
 describe('a fresh embedded DATA_DIR starts from a prepared template', { skip: backend === 'postgres' }, () => {
   const dirs: string[] = [];
   after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -20,9 +20,11 @@ describe('a fresh embedded DATA_DIR starts from a prepared template', { skip: ba
     dirs.push(dir);
     return dir;
   }
+  // One template for the suite: making one is an initdb.
+  const shared = dataDirTemplate(scratch());
 
-  async function noteCount(dataDir: string, template = dataDirTemplate(scratch())): Promise<number> {
-    const database = await openDatabase({ databaseUrl: undefined, dataDir, template });
+  async function noteCount(dataDir: string): Promise<number> {
+    const database = await openDatabase({ databaseUrl: undefined, dataDir, template: shared });
     try {
       const row = await one<{ count: string }>(database.db, sql`select count(*)::text as count from notes`);
       return Number(row?.count);
@@ -31,59 +33,59 @@ describe('a fresh embedded DATA_DIR starts from a prepared template', { skip: ba
     }
   }
 
-  test('a start without a template keeps its fresh data directory as one, and the next fresh start from it migrates and keeps data', async () => {
-    const template = dataDirTemplate(scratch());
-    assert.equal(template.load(), undefined);
-    const first = await openDatabase({ databaseUrl: undefined, dataDir: scratch(), template });
-    await first.close();
-    assert.ok(template.load() !== undefined, 'the first fresh start left a template');
+  test('prepareTemplate makes the template once and leaves an existing one alone', async () => {
+    assert.equal(await prepareTemplate(shared), true);
+    assert.ok(holdsDatabase(shared.dir));
+    assert.ok(statSync(shared.tarballPath).size > 1_000_000);
+    const made = statSync(shared.tarballPath).mtimeMs;
+    assert.equal(await prepareTemplate(shared), false);
+    assert.equal(statSync(shared.tarballPath).mtimeMs, made);
+  });
 
+  test('a fresh data directory is a copy of the template: every migration applies and what is written is there after a restart', async () => {
     const dataDir = scratch();
-    const copied = await openDatabase({ databaseUrl: undefined, dataDir, template });
+    const copied = await openDatabase({ databaseUrl: undefined, dataDir, template: shared });
     try {
-      assert.ok((await migrate(copied)).length > 0, 'the template holds no schema: every migration applies');
+      assert.ok(holdsDatabase(join(dataDir, 'pgdata')));
+      assert.ok((await migrate(copied)).length > 0, 'the template holds no schema');
       await copied.db.execute(sql`create table notes (body text)`);
       await copied.db.execute(sql`insert into notes values ('kept')`);
     } finally {
       await copied.close();
     }
-    assert.equal(await noteCount(dataDir, template), 1, 'what was written on the copy is there after a restart');
+    assert.equal(await noteCount(dataDir), 1);
   });
 
   test('an existing data directory is opened as it is, never replaced by the template', async () => {
-    const template = dataDirTemplate(scratch());
     const dataDir = scratch();
-    const database = await openDatabase({ databaseUrl: undefined, dataDir, template });
+    const database = await openDatabase({ databaseUrl: undefined, dataDir, template: false });
     try {
       await database.db.execute(sql`create table notes (body text)`);
-      await database.db.execute(sql`insert into notes values ('kept')`);
+      await database.db.execute(sql`insert into notes values ('kept'), ('too')`);
     } finally {
       await database.close();
     }
-    assert.ok(template.load() !== undefined);
-    assert.equal(await noteCount(dataDir, template), 1);
+    assert.equal(await noteCount(dataDir), 2);
   });
 
-  test('a damaged template costs one initdb and is replaced by a good one', async () => {
-    const template = dataDirTemplate(scratch());
-    writeFileSync(template.path, 'not a tarball');
-    const dataDir = scratch();
-    const database = await openDatabase({ databaseUrl: undefined, dataDir, template });
+  test('a damaged template costs one initdb and is discarded', async () => {
+    const damaged = dataDirTemplate(scratch());
+    await prepareTemplate(damaged);
+    writeFileSync(join(damaged.dir, 'global', 'pg_control'), 'not a control file');
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: scratch(), template: damaged });
     try {
       assert.ok((await migrate(database)).length > 0);
     } finally {
       await database.close();
     }
-    assert.ok(statSync(template.path).size > 1_000_000, 'the damaged template was rewritten');
-    const next = await openDatabase({ databaseUrl: undefined, dataDir: scratch(), template });
-    await next.close();
+    assert.equal(existsSync(damaged.dir), false, 'the damaged template is gone, for the next install to make again');
   });
 
   test('an in-memory database starts from the template, and from initdb when the template is damaged', async () => {
     const template = dataDirTemplate(scratch());
     await prepareTemplate(template);
     for (const damage of [false, true]) {
-      if (damage) writeFileSync(template.path, 'not a tarball');
+      if (damage) writeFileSync(template.tarballPath, 'not a tarball');
       const database = await openDatabase({ databaseUrl: undefined, dataDir: '', inMemory: true, template });
       try {
         assert.ok((await migrate(database)).length > 0);
@@ -93,18 +95,12 @@ describe('a fresh embedded DATA_DIR starts from a prepared template', { skip: ba
     }
   });
 
-  test('prepareTemplate makes the template once and leaves an existing one alone', async () => {
-    const template = dataDirTemplate(scratch());
-    assert.equal(await prepareTemplate(template), true);
-    const made = statSync(template.path).mtimeMs;
-    assert.equal(await prepareTemplate(template), false);
-    assert.equal(statSync(template.path).mtimeMs, made);
-  });
-
   test('npm install runs the postinstall step, which succeeds and leaves the template where the server looks', () => {
     const result = spawnSync(process.execPath, [join(import.meta.dirname, '../../bin/postinstall.js')], { encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stderr, '');
-    assert.ok(existsSync(dataDirTemplate(defaultTemplateDir()).path));
+    const template = dataDirTemplate(defaultTemplateDir());
+    assert.ok(holdsDatabase(template.dir));
+    assert.ok(existsSync(template.tarballPath));
   });
 });

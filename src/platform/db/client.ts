@@ -101,36 +101,46 @@ async function ready(client: PGlite): Promise<PGlite> {
   return client;
 }
 
-/** An embedded database unpacked from `tarball` (in memory without `pgdata`), or undefined when the tarball is damaged. */
-async function unpacked(tarball: Blob, pgdata?: string): Promise<PGlite | undefined> {
-  const options = { ...PGLITE_OPTIONS, loadDataDir: tarball };
-  const copy = pgdata === undefined ? new PGlite(options) : new PGlite(pgdata, options);
-  try {
-    return await ready(copy);
-  } catch {
-    await copy.close().catch(() => undefined);
-    return undefined;
-  }
-}
-
-/** An embedded database in memory (the tests'), copied from the template when there is one. */
+/** An embedded database in memory (the tests'), copied from the template's tarball when there is one. */
 async function openInMemory(template: DataDirTemplate | false): Promise<PGlite> {
-  const tarball = template === false ? undefined : template.load();
-  return (tarball !== undefined ? await unpacked(tarball) : undefined) ?? ready(new PGlite(PGLITE_OPTIONS));
+  const tarball = template === false ? undefined : template.tarball();
+  if (tarball !== undefined) {
+    const copy = new PGlite({ ...PGLITE_OPTIONS, loadDataDir: tarball });
+    try {
+      return await ready(copy);
+    } catch {
+      // A damaged template: initdb, as without one.
+      await copy.close().catch(() => undefined);
+    }
+  }
+  return ready(new PGlite(PGLITE_OPTIONS));
 }
 
 /** The embedded database in `pgdata`, a fresh one copied from the template when there is one. */
 async function openDataDir(pgdata: string, template: DataDirTemplate | false): Promise<PGlite> {
   if (template === false || holdsDatabase(pgdata)) return ready(new PGlite(pgdata, PGLITE_OPTIONS));
-  const tarball = template.load();
-  const copy = tarball !== undefined ? await unpacked(tarball, pgdata) : undefined;
-  if (copy !== undefined) return copy;
-  // No template, or a damaged one (replaced below): initdb, as without templates.
+  if (template.copyTo(pgdata)) {
+    const copy = new PGlite(pgdata, PGLITE_OPTIONS);
+    try {
+      return await ready(copy);
+    } catch {
+      // A damaged template costs this start its initdb; the next `npm install` makes it again.
+      await copy.close().catch(() => undefined);
+      template.discard();
+    }
+  }
   rmSync(pgdata, { recursive: true, force: true });
+  return ready(new PGlite(pgdata, PGLITE_OPTIONS));
+}
+
+/** Runs initdb in `pgdata` (empty) and answers the result as a tarball, for the template. */
+export async function initialiseDataDir(pgdata: string): Promise<Blob> {
   const client = await ready(new PGlite(pgdata, PGLITE_OPTIONS));
-  // A cache folder that cannot be written only costs the next fresh start its initdb.
-  await template.save(client).catch(() => undefined);
-  return client;
+  try {
+    return await client.dumpDataDir('none');
+  } finally {
+    await client.close();
+  }
 }
 
 /** Rows of a raw query; both drivers answer with `{ rows }`. */
