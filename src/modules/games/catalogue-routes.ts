@@ -59,6 +59,7 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
       // The provider in the path is looked up after sign-in and before the query is validated:
       // a disabled or unknown one is a 404 whatever the query (contract section 3). Cache hits
       // are answered without a promise here and in the handler: this is the platform's hottest read.
+      // Each either calls `done` (sends) or returns a promise, never both.
       preValidation: (request, _reply, done) => {
         const { provider } = request.params as { provider?: unknown };
         if (typeof provider !== 'string') return done(new NotFoundError());

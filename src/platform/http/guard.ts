@@ -111,7 +111,8 @@ export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
     }
   });
   // A plain function, not an async one: a signed-in request whose session is cached passes every
-  // check without a promise (most requests); only a load or a permission lookup waits.
+  // check without a promise (most requests); only a load or a permission lookup waits. It either
+  // calls `done` or returns a promise, never both (Fastify's hook runner takes either).
   app.addHook('preValidation', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const config = request.routeOptions.config;
     // An unknown path or method is answered (404/405) before any session or CSRF work, as routing does in Laravel.
