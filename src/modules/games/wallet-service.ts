@@ -161,10 +161,12 @@ export class GameWalletService {
   /**
    * Counts a committed refund's `bet_refund` line. The answer does not say whether a stake came
    * back (a refused bet, or one that another refund id gave back already, needs nothing); the
-   * call's record does. Refunds are rare, so the extra read costs nothing that matters, and a
-   * failure of it only loses the count: the refund is committed and is answered.
+   * call's record does. Refunds are rare, so the extra read costs little, it is skipped when
+   * metrics are off, and a failure of it only loses the count: the refund is committed and is
+   * answered.
    */
   async #reportRefund(transactionRef: number, log: FastifyBaseLogger): Promise<void> {
+    if (!this.#ctx.money.counting) return;
     try {
       const [recorded] = await this.#statements.recordedAmount.execute({ id: transactionRef });
       const cents = recorded?.amount ?? 0n;

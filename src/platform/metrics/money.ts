@@ -8,6 +8,8 @@
  * command's process has no registry and no `/metrics`, and counters are per serving instance.
  */
 export interface MoneyEvents {
+  /** Whether anything is counted: a report that needs a read of its own can skip it when not. */
+  readonly counting: boolean;
   /** One ledger line of `type` (its module's name for it), `cents` signed as written. */
   ledgerLine(type: string, cents: bigint): void;
   /** Several lines of one type at once (a draw's settlement): `count` lines summing to `cents`. */
@@ -19,6 +21,7 @@ export interface MoneyEvents {
 }
 
 export const noMoneyEvents: MoneyEvents = {
+  counting: false,
   ledgerLine: () => undefined,
   ledgerLines: () => undefined,
   topupPaid: () => undefined,

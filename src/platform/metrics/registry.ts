@@ -13,6 +13,7 @@ type Observer = ReturnType<Histogram<'method' | 'route' | 'status'>['labels']>;
  * process, as in the tests, never share or double-register a metric).
  */
 export class Metrics implements MoneyEvents {
+  readonly counting = true;
   readonly registry = new Registry();
   readonly #requests = new Histogram({
     name: 'croupier_http_request_duration_seconds',
