@@ -22,6 +22,9 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     games: { type: 'string', default: '60' },
     redis: { type: 'string' },
+    // Without it every request says what Chromium says, `Accept-Encoding: gzip, deflate, br, zstd`:
+    // the catalogue is read by browsers (the SPA), and its cached pages are kept compressed.
+    identity: { type: 'boolean', default: false },
   },
 });
 const whole = (name: keyof typeof values): number => {
@@ -71,11 +74,14 @@ try {
     `${load.connections} connections, ${load.warmup} s warm-up + ${load.duration} s per route, ${rounds} interleaved rounds (medians)\n`,
   );
 
+  const browser: Record<string, string> = values.identity ? {} : { 'accept-encoding': 'gzip, deflate, br, zstd' };
+  const signedIn = { ...session.headers, ...browser };
+  console.log(values.identity ? 'no Accept-Encoding (--identity)' : `every request with Accept-Encoding: ${browser['accept-encoding']}`);
   const routes = [
-    { ...load, label: 'GET /bench/bare', url: `${server.url}/bench/bare` },
-    { ...load, label: 'GET /api/user (signed in)', url: `${server.url}/api/user`, headers: session.headers },
-    { ...load, label: `GET ${path} (signed in)`, url: `${server.url}${path}`, headers: session.headers },
-    { ...load, label: 'GET /api/providers (signed in)', url: `${server.url}/api/providers`, headers: session.headers },
+    { ...load, label: 'GET /bench/bare', url: `${server.url}/bench/bare`, headers: browser },
+    { ...load, label: 'GET /api/user (signed in)', url: `${server.url}/api/user`, headers: signedIn },
+    { ...load, label: `GET ${path} (signed in)`, url: `${server.url}${path}`, headers: signedIn },
+    { ...load, label: 'GET /api/providers (signed in)', url: `${server.url}/api/providers`, headers: signedIn },
   ].map((route) => ({ ...route, serverCpu: () => server.cpu() }));
   const shares: number[] = [];
   const table = (results: LoadResult[]) =>

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { page } from '../admin/support.ts';
 import { useApp, type Client } from '../helpers/app.ts';
@@ -104,6 +105,33 @@ describe('customer catalogue', () => {
       'thumbnail_url',
       'updated_at',
     ]);
+  });
+
+  test('catalogue pages come compressed to clients that accept it, the same JSON, and say they vary with Accept-Encoding', async () => {
+    const admin = (await ctx().withRole('super-admin')).client;
+    const { client } = await ctx().player();
+    const provider = await createProvider(admin, {});
+    for (let i = 0; i < 5; i++) await createGame(admin, provider.id);
+    for (const path of [`/api/providers/${provider.code}/games`, '/api/providers?per_page=100']) {
+      // Twice each: the first answer fills the cache, the second comes from it.
+      for (const round of ['filled', 'cached']) {
+        const plain = await client.get(path);
+        assert.equal(plain.status, 200);
+        assert.equal(plain.headers['content-encoding'], undefined, `${path} ${round}`);
+        assert.match(String(plain.headers.vary), /Accept-Encoding/);
+        const brotli = await client.get(path, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+        assert.equal(brotli.headers['content-encoding'], 'br', `${path} ${round}`);
+        assert.match(String(brotli.headers.vary), /Accept-Encoding/);
+        assert.equal(brotliDecompressSync(brotli.raw!).toString(), plain.text);
+        assert.ok(brotli.raw!.length < plain.raw!.length);
+        const gzipped = await client.get(path, { 'accept-encoding': 'gzip' });
+        assert.equal(gzipped.headers['content-encoding'], 'gzip');
+        assert.equal(gunzipSync(gzipped.raw!).toString(), plain.text);
+        const refused = await client.get(path, { 'accept-encoding': 'gzip;q=0, br;q=0' });
+        assert.equal(refused.headers['content-encoding'], undefined);
+        assert.equal(refused.text, plain.text);
+      }
+    }
   });
 
   test('the games of a disabled or unknown provider are a 404, whatever the query', async () => {

@@ -123,6 +123,8 @@ export interface Response {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;
   text: string;
+  /** The body's bytes as sent (a compressed answer's `text` is not its JSON). */
+  raw?: Buffer;
   json: unknown;
   cookies: SetCookie[];
 }
@@ -216,7 +218,7 @@ export class Client {
     } catch {
       json = undefined;
     }
-    return { status: res.statusCode, headers: res.headers, text: res.body, json, cookies: setCookies };
+    return { status: res.statusCode, headers: res.headers, text: res.body, raw: res.rawPayload, json, cookies: setCookies };
   }
 }
 

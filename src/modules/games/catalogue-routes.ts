@@ -3,7 +3,7 @@ import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { NotFoundError } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
-import { sendJsonBytes, serializeForRoute } from '../../platform/http/json-text.ts';
+import { sendCachedJson, serializeForRoute } from '../../platform/http/json-text.ts';
 import { columnPresenter } from '../../platform/http/record.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { pageSchema } from '../../platform/pagination/list.ts';
@@ -37,11 +37,18 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
         response: { 200: pageSchema(ProviderRecord), ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const body = await catalogue.providersPage(request.query, (page) =>
-        serializeForRoute(reply, { ...page, data: page.data.map(presentProvider) }),
-      );
-      return sendJsonBytes(reply, body);
+    // Like the game list below: a cache hit is answered without a promise.
+    (request, reply) => {
+      const kept = catalogue.keptProvidersPage(request.query);
+      if (kept !== undefined) {
+        sendCachedJson(request, reply, kept);
+        return;
+      }
+      return catalogue
+        .providersPage(request.query, (page) => serializeForRoute(reply, { ...page, data: page.data.map(presentProvider) }))
+        .then((body) => {
+          sendCachedJson(request, reply, body);
+        });
     },
   );
 
@@ -74,7 +81,7 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
       const { provider } = request.params;
       const kept = catalogue.keptGamesPage(provider, request.query);
       if (kept !== undefined) {
-        sendJsonBytes(reply, kept);
+        sendCachedJson(request, reply, kept);
         return;
       }
       return catalogue
@@ -82,7 +89,7 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
         .then((body) => {
           // Disabled since the check before validation.
           if (body === null) throw new NotFoundError();
-          sendJsonBytes(reply, body);
+          sendCachedJson(request, reply, body);
         });
     },
   );

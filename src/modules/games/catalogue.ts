@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { QueryCache } from '../../platform/cache/query-cache.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
+import type { CachedJson } from '../../platform/http/json-text.ts';
 import {
   equals,
   filter,
@@ -69,6 +70,11 @@ function perPageKey(query: ListQuery): number | null {
   return query.per_page === undefined ? null : Math.min(query.per_page, MAX_PER_PAGE);
 }
 
+/** A provider page's cache key: what of the query the answer depends on. */
+function providersKey(query: ListQuery): string {
+  return JSON.stringify([query.page ?? 1, perPageKey(query)]);
+}
+
 /**
  * A game page's cache key: the provider as the path names it (an id and a code of one provider
  * are two keys, as their links differ) and the normalized query, as the answer depends on them.
@@ -83,14 +89,15 @@ function gamesKey(param: string, query: ListQuery): string {
  * The customer catalogue: enabled providers and their enabled games, in `sort` order, read
  * through in-process caches keyed by the normalized query and emptied by every admin change to
  * providers or provider games (CATALOGUE_TOPIC), on every instance. Pages are kept as the JSON
- * text the route's response schema wrote, so a hit costs neither a query nor a serialization.
+ * the route's response schema wrote, in bytes and compressed (json-text.ts), so a hit costs
+ * neither a query, a serialization nor a compression.
  */
 export class Catalogue {
   readonly #db: Db;
   readonly #appUrl: string;
   readonly #providerIds: QueryCache<number | null>;
-  readonly #providerPages: QueryCache<Buffer>;
-  readonly #gamePages: QueryCache<Buffer>;
+  readonly #providerPages: QueryCache<CachedJson>;
+  readonly #gamePages: QueryCache<CachedJson>;
 
   constructor(ctx: AppContext) {
     this.#db = ctx.db;
@@ -122,20 +129,24 @@ export class Catalogue {
     });
   }
 
-  async providersPage(query: ListQuery, serialize: (page: ProviderPage) => Buffer): Promise<Buffer> {
-    const key = JSON.stringify([query.page ?? 1, perPageKey(query)]);
-    return this.#providerPages.get(key, async () =>
+  /** The cached answer of `providersPage`, when there is one: a hit needs no promise. */
+  keptProvidersPage(query: ListQuery): CachedJson | undefined {
+    return this.#providerPages.peek(providersKey(query));
+  }
+
+  async providersPage(query: ListQuery, serialize: (page: ProviderPage) => CachedJson): Promise<CachedJson> {
+    return this.#providerPages.get(providersKey(query), async () =>
       serialize(await paginate(this.#db, providerSource, query, { base: this.#appUrl, path: '/api/providers' })),
     );
   }
 
   /** The cached answer of `gamesPage`, when there is one: a hit needs no promise. */
-  keptGamesPage(param: string, query: ListQuery): Buffer | undefined {
+  keptGamesPage(param: string, query: ListQuery): CachedJson | undefined {
     return this.#gamePages.peek(gamesKey(param, query));
   }
 
   /** A page of the enabled games of the enabled provider `param` names (an id or a code); null when there is none. */
-  async gamesPage(param: string, query: ListQuery, serialize: (page: GamePage) => Buffer): Promise<Buffer | null> {
+  async gamesPage(param: string, query: ListQuery, serialize: (page: GamePage) => CachedJson): Promise<CachedJson | null> {
     const providerId = await this.enabledProviderId(param);
     if (providerId === null) return null;
     const path = `/api/providers/${param}/games`;
