@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /**
  * A cached answer's JSON, as the route's response schema wrote it (so a cached answer holds
  * exactly the fields an uncached one would), in bytes, and compressed once for the clients that
- * accept it: a browser always does, and a page of the catalogue shrinks about five times.
+ * accept it: a browser always does, and a page of 15 games goes from 6.4 KB to 0.8 KB (brotli).
  */
 export interface CachedJson {
   identity: Buffer;
