@@ -3,7 +3,7 @@ import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { NotFoundError } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
-import { sendCachedJson, serializeForRoute } from '../../platform/http/json-text.ts';
+import { sendKeptOr, serializeForRoute } from '../../platform/http/json-text.ts';
 import { columnPresenter } from '../../platform/http/record.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { pageSchema } from '../../platform/pagination/list.ts';
@@ -38,18 +38,10 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
       },
     },
     // Like the game list below: a cache hit is answered without a promise.
-    (request, reply) => {
-      const kept = catalogue.keptProvidersPage(request.query);
-      if (kept !== undefined) {
-        sendCachedJson(request, reply, kept);
-        return;
-      }
-      return catalogue
-        .providersPage(request.query, (page) => serializeForRoute(reply, { ...page, data: page.data.map(presentProvider) }))
-        .then((body) => {
-          sendCachedJson(request, reply, body);
-        });
-    },
+    (request, reply) =>
+      sendKeptOr(request, reply, catalogue.keptProvidersPage(request.query), () =>
+        catalogue.providersPage(request.query, (page) => serializeForRoute(reply, { ...page, data: page.data.map(presentProvider) })),
+      ),
   );
 
   app.get(
@@ -79,18 +71,14 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
     },
     (request, reply) => {
       const { provider } = request.params;
-      const kept = catalogue.keptGamesPage(provider, request.query);
-      if (kept !== undefined) {
-        sendCachedJson(request, reply, kept);
-        return;
-      }
-      return catalogue
-        .gamesPage(provider, request.query, (page) => serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }))
-        .then((body) => {
-          // Disabled since the check before validation.
-          if (body === null) throw new NotFoundError();
-          sendCachedJson(request, reply, body);
-        });
+      return sendKeptOr(request, reply, catalogue.keptGamesPage(provider, request.query), async () => {
+        const body = await catalogue.gamesPage(provider, request.query, (page) =>
+          serializeForRoute(reply, { ...page, data: page.data.map(presentGame) }),
+        );
+        // Disabled since the check before validation.
+        if (body === null) throw new NotFoundError();
+        return body;
+      });
     },
   );
 

@@ -42,3 +42,22 @@ export function sendCachedJson(request: FastifyRequest, reply: FastifyReply, jso
   if (encoding === null) return reply.send(json.identity);
   return reply.header('content-encoding', encoding).send(json[encoding]);
 }
+
+/**
+ * A cached answer's route handler: `kept` is sent at once, without a promise, when there is one;
+ * otherwise what `load` answers is. Returns the promise to hand Fastify only in the second case.
+ */
+export function sendKeptOr(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kept: CachedJson | undefined,
+  load: () => Promise<CachedJson>,
+): Promise<void> | undefined {
+  if (kept !== undefined) {
+    sendCachedJson(request, reply, kept);
+    return undefined;
+  }
+  return load().then((json) => {
+    sendCachedJson(request, reply, json);
+  });
+}
