@@ -61,8 +61,7 @@ import { registerStorageRoutes } from './platform/storage/routes.ts';
 import { createMailer, type Mailer } from './platform/mail/mailer.ts';
 import { DbRateLimiter } from './platform/rate-limit.ts';
 import { connectRedis, RedisRateLimiter } from './platform/redis.ts';
-import { DbSessionStore } from './platform/session/db-store.ts';
-import { RedisSessionStore } from './platform/session/redis-store.ts';
+import { backingSessionStore } from './platform/session/backing-store.ts';
 import { CachedSessionStore } from './platform/session/cached-store.ts';
 import { SessionManager } from './platform/session/manager.ts';
 import { RememberTokens } from './platform/session/remember.ts';
@@ -143,11 +142,10 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
       : database.url !== undefined
         ? new PgInvalidationBus(database.url, app.log)
         : new LocalInvalidationBus();
-  const sessionStore = new CachedSessionStore(
-    redis === undefined ? new DbSessionStore(db, identity) : new RedisSessionStore(redis, db, identity, config.sessionLifetimeMin * 60),
-    invalidation,
-    { maxAgeMs: config.sessionCacheS * 1000, maxEntries: 100_000 },
-  );
+  const sessionStore = new CachedSessionStore(backingSessionStore(db, identity, redis, config.sessionLifetimeMin * 60), invalidation, {
+    maxAgeMs: config.sessionCacheS * 1000,
+    maxEntries: 100_000,
+  });
   // Built only when enabled: off, no request pays for the histogram and /metrics is a 404.
   const metrics = config.metrics.enabled ? new Metrics({ pool: options.database.pool }) : undefined;
   const ctx: AppContext = {

@@ -1,12 +1,10 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { PasswordHasher } from './platform/auth/passwords.ts';
-import { PG_INVALIDATION_CHANNEL } from './platform/cache/pg-invalidation.ts';
+import { notifyInvalidation } from './platform/cache/pg-invalidation.ts';
 import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
-import { encodeMessage } from './platform/cache/wire.ts';
 import { SESSIONS_TOPIC, userKey } from './platform/session/cached-store.ts';
 import { Keyring } from './platform/crypto.ts';
 import { CATALOGUE_TOPIC } from './modules/games/catalogue.ts';
@@ -18,8 +16,7 @@ import { openDatabase, type Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { connectRedis } from './platform/redis.ts';
-import { DbSessionStore } from './platform/session/db-store.ts';
-import { RedisSessionStore } from './platform/session/redis-store.ts';
+import { backingSessionStore } from './platform/session/backing-store.ts';
 import { LocalDiskStorage } from './platform/storage/local-disk.ts';
 import { runPrimary, workerCount, WorkersError } from './cluster.ts';
 import { serve } from './server.ts';
@@ -64,8 +61,7 @@ async function announce(config: Config, database: Database, within: string, topi
         await redis.quit();
       }
     } else if (database.url !== undefined) {
-      // Outside a transaction: delivered at once to every listening instance.
-      await database.db.execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${encodeMessage('command', topic, key)})`);
+      await notifyInvalidation(database.db, topic, key);
     }
   } catch (error) {
     console.error(
@@ -77,12 +73,11 @@ async function announce(config: Config, database: Database, within: string, topi
 
 /** Ends every session of `userId` in the store the servers use: Redis with REDIS_URL, the sessions table otherwise. */
 async function endSessions(config: Config, database: Database, userId: number): Promise<void> {
-  if (config.redisUrl === undefined) return new DbSessionStore(database.db, new UserIdentity()).destroyForUser(userId);
-  const redis = connectRedis(config.redisUrl);
+  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
   try {
-    await new RedisSessionStore(redis, database.db, new UserIdentity(), config.sessionLifetimeMin * 60).destroyForUser(userId);
+    await backingSessionStore(database.db, new UserIdentity(), redis, config.sessionLifetimeMin * 60).destroyForUser(userId);
   } finally {
-    await redis.quit();
+    await redis?.quit();
   }
 }
 

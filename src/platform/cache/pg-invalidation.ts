@@ -1,10 +1,21 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
+import type { Db } from '../db/client.ts';
 import { ChannelInvalidationBus, type Channel, type ChannelEvents } from './channel-bus.ts';
+import { encodeMessage } from './wire.ts';
 
 /** PostgreSQL's NOTIFY channel, the counterpart of Redis' `croupier:invalidate`. */
 export const PG_INVALIDATION_CHANNEL = 'croupier_invalidate';
 const RETRY_MS = [250, 1000, 5000];
+
+/**
+ * For commands run beside the servers (no bus of their own): tells every listening instance,
+ * as `publishInvalidation` does on Redis. Outside a transaction, so it is delivered at once.
+ */
+export async function notifyInvalidation(db: Db, topic: string, key?: string, origin = 'command'): Promise<void> {
+  await db.execute(sql`select pg_notify(${PG_INVALIDATION_CHANNEL}, ${encodeMessage(origin, topic, key)})`);
+}
 
 /**
  * PostgreSQL's LISTEN/NOTIFY as the channel. Listening holds a connection of its own, outside the
