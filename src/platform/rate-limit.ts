@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { one, rows, type Db } from './db/client.ts';
+import { TooManyAttemptsError } from './errors.ts';
 
 export interface RateLimitState {
   hits: number;
@@ -15,6 +16,12 @@ export interface RateLimiter {
   clear(key: string): Promise<void>;
   /** Drops finished windows; answers how many. */
   prune(): Promise<number>;
+}
+
+/** Counts one try under `key`; past `limit` in the window, a 429 with Retry-After. */
+export async function throttle(limiter: RateLimiter, key: string, limit: number, windowSeconds: number): Promise<void> {
+  const state = await limiter.hit(key, windowSeconds);
+  if (state.hits > limit) throw new TooManyAttemptsError(state.retryAfter);
 }
 
 /**

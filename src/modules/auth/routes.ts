@@ -1,7 +1,8 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
-import { ConflictError, NotFoundError, TooManyAttemptsError, ValidationError } from '../../platform/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { currentUser } from '../../platform/http/guard.ts';
+import { throttle } from '../../platform/rate-limit.ts';
 import { REMEMBER_COOKIE } from '../../platform/session/remember.ts';
 import {
   errorResponses,
@@ -71,8 +72,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
       preValidation: async (request) => {
         const pending = request.session?.pendingUserId;
         if (pending === null || pending === undefined) return;
-        const state = await ctx.limiter.hit(`two-factor|${pending}`, CHALLENGE_WINDOW_S);
-        if (state.hits > CHALLENGE_LIMIT) throw new TooManyAttemptsError(state.retryAfter);
+        await throttle(ctx.limiter, `two-factor|${pending}`, CHALLENGE_LIMIT, CHALLENGE_WINDOW_S);
       },
     },
     async (request, reply) => {

@@ -2,7 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
-import { ProviderUnavailableError, TooManyAttemptsError, ValidationError } from '../../platform/errors.ts';
+import { ProviderUnavailableError, ValidationError } from '../../platform/errors.ts';
+import { throttle } from '../../platform/rate-limit.ts';
 import type { GameAdapters, Launch } from './adapters/adapter.ts';
 import { pathKey } from './catalogue-records.ts';
 import { gameSessions, providerGames, providers } from './tables.ts';
@@ -55,8 +56,7 @@ export class LaunchService {
    * as the two-factor challenge counts tries); past LAUNCH_LIMIT, a 429 with Retry-After.
    */
   async throttle(userId: number): Promise<void> {
-    const state = await this.#ctx.limiter.hit(`launch|${userId}`, LAUNCH_WINDOW_S);
-    if (state.hits > LAUNCH_LIMIT) throw new TooManyAttemptsError(state.retryAfter);
+    await throttle(this.#ctx.limiter, `launch|${userId}`, LAUNCH_LIMIT, LAUNCH_WINDOW_S);
   }
 
   /** The game a path value names (an all-digit id, else a slug), if it and its provider are enabled. */

@@ -101,33 +101,31 @@ async function ready(client: PGlite): Promise<PGlite> {
   return client;
 }
 
+/** `client` once ready, or undefined (and closed) when it cannot start: a damaged template. */
+async function startedCopy(client: PGlite): Promise<PGlite | undefined> {
+  try {
+    return await ready(client);
+  } catch {
+    await client.close().catch(() => undefined);
+    return undefined;
+  }
+}
+
 /** An embedded database in memory (the tests'), copied from the template's tarball when there is one. */
 async function openInMemory(template: DataDirTemplate | false): Promise<PGlite> {
   const tarball = template === false ? undefined : template.tarball();
-  if (tarball !== undefined) {
-    const copy = new PGlite({ ...PGLITE_OPTIONS, loadDataDir: tarball });
-    try {
-      return await ready(copy);
-    } catch {
-      // A damaged template: initdb, as without one.
-      await copy.close().catch(() => undefined);
-    }
-  }
-  return ready(new PGlite(PGLITE_OPTIONS));
+  const copy = tarball === undefined ? undefined : await startedCopy(new PGlite({ ...PGLITE_OPTIONS, loadDataDir: tarball }));
+  return copy ?? ready(new PGlite(PGLITE_OPTIONS));
 }
 
 /** The embedded database in `pgdata`, a fresh one copied from the template when there is one. */
 async function openDataDir(pgdata: string, template: DataDirTemplate | false): Promise<PGlite> {
   if (template === false || holdsDatabase(pgdata)) return ready(new PGlite(pgdata, PGLITE_OPTIONS));
   if (template.copyTo(pgdata)) {
-    const copy = new PGlite(pgdata, PGLITE_OPTIONS);
-    try {
-      return await ready(copy);
-    } catch {
-      // A damaged template costs this start its initdb; the next `npm install` makes it again.
-      await copy.close().catch(() => undefined);
-      template.discard();
-    }
+    const copy = await startedCopy(new PGlite(pgdata, PGLITE_OPTIONS));
+    if (copy !== undefined) return copy;
+    // A damaged template costs this start its initdb; the next `npm install` makes it again.
+    template.discard();
   }
   rmSync(pgdata, { recursive: true, force: true });
   return ready(new PGlite(pgdata, PGLITE_OPTIONS));
