@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { scratch } from '../helpers/cli.ts';
 
 const KEY = Buffer.alloc(32, 3).toString('base64');
 
 describe('configuration', () => {
-  const dirs: string[] = [];
-  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-  function dataDir(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'croupier-config-'));
-    dirs.push(dir);
-    return dir;
-  }
+  const { dataDir } = scratch('croupier-config-');
   const base = () => ({ DATA_DIR: dataDir(), APP_KEY: KEY });
 
   /** Asserts that `env` stops the start with one line naming `variable`. */

@@ -1,25 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { one, openDatabase } from '../../src/platform/db/client.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 import { prepareTemplate } from '../../src/platform/db/prepare-template.ts';
 import { dataDirTemplate, defaultTemplateDir, holdsDatabase } from '../../src/platform/db/template.ts';
+import { scratch as scratchDirs } from '../helpers/cli.ts';
 import { backend } from '../helpers/database.ts';
 
 // The template only concerns the embedded database; the PostgreSQL run has nothing to add.
 describe('a fresh embedded DATA_DIR starts from a prepared template', { skip: backend === 'postgres' }, () => {
-  const dirs: string[] = [];
-  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-  function scratch(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'croupier-template-test-'));
-    dirs.push(dir);
-    return dir;
-  }
+  const { dataDir: scratch } = scratchDirs('croupier-template-test-');
   // One template for the suite: making one is an initdb.
   const shared = dataDirTemplate(scratch());
 
