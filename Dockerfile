@@ -23,6 +23,7 @@ COPY --chown=root:root package.json package-lock.json ./
 COPY --chown=root:root bin ./bin
 COPY --chown=root:root src ./src
 COPY --chown=root:root migrations ./migrations
+COPY --chown=root:root db ./db
 # The code is root's and read-only to the service; only DATA_DIR (uploads, mail outbox, and the
 # embedded database when DATABASE_URL is unset) is writable, by the unprivileged `node` user.
 RUN mkdir -p /data && chown node:node /data

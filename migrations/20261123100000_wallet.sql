@@ -36,16 +36,8 @@ create index ledger_entries_user_idx on ledger_entries (user_id, id desc);
 create index ledger_entries_balance_idx on ledger_entries (balance_id, id);
 create index ledger_entries_created_idx on ledger_entries (created_at);
 
--- The ledger is history: corrections are new rows, never edits.
-create function ledger_entries_append_only() returns trigger language plpgsql as $$
-begin
-  raise exception 'ledger_entries is append-only (% refused)', tg_op using errcode = '55000';
-end;
-$$;
-create trigger ledger_entries_no_update before update or delete on ledger_entries
-  for each row execute function ledger_entries_append_only();
-create trigger ledger_entries_no_truncate before truncate on ledger_entries
-  for each statement execute function ledger_entries_append_only();
+-- The ledger is history: corrections are new rows, never edits (the append-only triggers:
+-- db/functions/ledger_entries_append_only.sql).
 
 -- Settings are versioned: a change inserts a new version and what was computed keeps the
 -- version it used (top-ups record theirs).

@@ -13,22 +13,16 @@ create table topup_counters (
 insert into topup_counters (user_id, paid_count, paid_total)
 select user_id, count(*), sum(amount) from topups where status = 1 group by user_id;
 
--- Settings versions are history like the ledger: never edited, never deleted. That is what
--- keeps a top-up's settings ids meaningful, so the foreign keys can go: each one made every
--- concurrent payment take a share lock on the same settings row (multixact churn on a hot row).
-create function settings_append_only() returns trigger language plpgsql as $$
-begin
-  raise exception 'settings versions are append-only (% refused)', tg_op using errcode = '55000';
-end;
-$$;
-create trigger settings_no_update before update or delete on settings
-  for each row execute function settings_append_only();
+-- Settings versions are history like the ledger: never edited, never deleted
+-- (db/functions/settings_append_only.sql). That is what keeps a top-up's settings ids
+-- meaningful, so the foreign keys can go: each one made every concurrent payment take a
+-- share lock on the same settings row (multixact churn on a hot row).
 
 alter table topups drop constraint topups_topup_settings_id_fkey;
 alter table topups drop constraint topups_referral_settings_id_fkey;
 
 -- Who saved a version stays recorded even after that account is gone (a set-null would be an
--- edit of history, which the trigger above refuses).
+-- edit of history, which the settings trigger refuses).
 alter table settings drop constraint settings_created_by_fkey;
 
 -- A ledger line names its balance, and its user and currency must be that balance's: one
@@ -45,11 +39,3 @@ alter table ledger_entries add constraint ledger_entries_balance_fkey
 -- The gift is read from its ledger line (docs/wallet.md) instead of a second update.
 drop index topups_user_paid_idx;
 alter table topups drop column gift_amount;
-
--- Lets a single statement undo itself: a guarded money statement whose parts disagree calls it,
--- and the serialization-failure code makes callers retry on their careful path.
-create function wallet_abort(reason text) returns integer language plpgsql as $$
-begin
-  raise exception 'wallet statement aborted: %', reason using errcode = '40001';
-end;
-$$;

@@ -123,6 +123,11 @@ describe('Dockerfile', () => {
     assert.match(instructions.at(-1)!, /^CMD \["node", "bin\/croupier\.js", "serve"\]/);
   });
 
+  test('copies what migrate reads at start: the migrations and the function files', () => {
+    const copied = instructions.filter((line) => line.startsWith('COPY ') && !line.includes('--from=')).map((line) => line.split(/\s+/).at(-1));
+    for (const dir of ['./migrations', './db']) assert.ok(copied.includes(dir), `${dir} is in the image`);
+  });
+
   test('copies only paths that exist, and .dockerignore keeps node_modules, .git and data out of the context', () => {
     for (const line of instructions.filter((item) => item.startsWith('COPY ') && !item.includes('--from='))) {
       const sources = line

@@ -156,7 +156,7 @@ describe('Drizzle tables and the migrated schema', () => {
           c.is_nullable, c.column_default, c.is_identity, c.identity_generation
         from information_schema.columns c
         join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-        where c.table_schema = current_schema() and t.table_type = 'BASE TABLE' and c.table_name <> 'schema_migrations'`,
+        where c.table_schema = current_schema() and t.table_type = 'BASE TABLE' and c.table_name not in ('schema_migrations', 'schema_functions')`,
     );
     const byTable = new Map<string, ColumnInfo[]>();
     for (const column of all) byTable.set(column.table_name, [...(byTable.get(column.table_name) ?? []), column]);

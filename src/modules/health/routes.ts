@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
+import { listFunctions } from '../../platform/db/functions.ts';
 import { listMigrations, pendingMigrations } from '../../platform/db/migrate.ts';
 import { ServiceUnavailableError } from '../../platform/errors.ts';
 import { MessageBody } from '../../platform/http/schemas.ts';
@@ -9,8 +10,9 @@ import { loggableError } from '../../platform/log-safety.ts';
 const Status = Type.Object({ status: Type.String() });
 
 export function registerHealthRoutes(app: App, ctx: AppContext): void {
-  // The migrations this code needs, read once: the probe itself only asks the database.
+  // The migrations and function files this code needs, read once: the probe itself only asks the database.
   const migrations = listMigrations().map((migration) => migration.name);
+  const functions = listFunctions().map((file) => file.name);
   app.get('/health', { config: { stateless: true }, schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
   // Ready means the database answers and holds the schema this code expects (contract section 11).
   app.get(
@@ -19,7 +21,7 @@ export function registerHealthRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       let pending: string[];
       try {
-        pending = await pendingMigrations(ctx.db, migrations);
+        pending = await pendingMigrations(ctx.db, migrations, functions);
       } catch (error) {
         request.log.warn({ err: loggableError(error) }, 'database is not answering');
         throw new ServiceUnavailableError();

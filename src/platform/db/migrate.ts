@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { rows, type Database, type Db } from './client.ts';
+import { errorCode, rows, type Database, type Db } from './client.ts';
+import { functionPath, listFunctions, type FunctionFile } from './functions.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
 // Any constant works; it only has to be the same for every instance migrating the same database.
@@ -20,10 +21,12 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 /**
- * Applies the committed SQL migrations that are not yet applied, each in its own transaction.
- * An advisory lock lets several instances start at once against one PostgreSQL.
+ * Applies the committed SQL migrations that are not yet applied, then the function files
+ * (db/functions/, functions.ts) whose text the database has not recorded, all in one
+ * transaction. Answers what it applied: migration names, then function files' paths. An advisory
+ * lock lets several instances start at once against one PostgreSQL.
  */
-export async function migrate(database: Database, migrations = listMigrations()): Promise<string[]> {
+export async function migrate(database: Database, migrations = listMigrations(), functions: FunctionFile[] = listFunctions()): Promise<string[]> {
   const { db } = database;
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -39,18 +42,96 @@ export async function migrate(database: Database, migrations = listMigrations())
       await tx.execute(sql`insert into schema_migrations (name) values (${migration.name})`);
       applied.push(migration.name);
     }
+    // After the migrations: a function needs its tables, and a migration needs no function (a
+    // backfill is plain SQL; docs/decisions/0006).
+    applied.push(...(await applyFunctions(tx as never, functions)));
     return applied;
   });
 }
 
+async function applyFunctions(tx: Db, files: FunctionFile[]): Promise<string[]> {
+  await tx.execute(sql`create table if not exists schema_functions (
+    name text primary key,
+    hash text not null,
+    applied_at timestamptz not null default now()
+  )`);
+  const recorded = new Map((await rows<{ name: string; hash: string }>(tx, sql`select name, hash from schema_functions`)).map((row) => [row.name, row.hash]));
+  const applied: string[] = [];
+  for (const file of files) {
+    if (recorded.get(file.name) === file.hash) continue;
+    await applyFunction(tx, file);
+    await tx.execute(sql`insert into schema_functions (name, hash) values (${file.name}, ${file.hash})
+      on conflict (name) do update set hash = excluded.hash, applied_at = now()`);
+    applied.push(functionPath(file.name));
+  }
+  return applied;
+}
+
+interface Overload {
+  oid: string;
+  signature: string;
+}
+
+async function overloads(tx: Db, name: string): Promise<Overload[]> {
+  return rows<Overload>(
+    tx,
+    sql`select p.oid::text as oid, p.oid::regprocedure::text as signature from pg_proc p
+      where p.proname = ${name} and p.pronamespace = current_schema()::regnamespace`,
+  );
+}
+
 /**
- * Which of `names` the database has not recorded as applied: one indexed query, cheap enough for
- * a readiness probe. A database without the bookkeeping table throws (undefined table).
+ * Runs a function file's statements. `create or replace` keeps the function (its id, so calls
+ * planned in other sessions carry on, and the triggers that run it) whenever it can. It cannot
+ * change what a function returns, OUT columns included, or its parameters' names (42P13): then the
+ * function is dropped and created again, without cascade, so anything outside the file that
+ * depends on it stops the migration instead of vanishing with it. PL/pgSQL and language-sql
+ * bodies that call it are no such dependents: they find the new one by name. New parameter types
+ * create a second function beside the old one, which is dropped: the file is the only definition.
  */
-export async function pendingMigrations(db: Db, names: string[]): Promise<string[]> {
-  const applied = await rows<{ name: string }>(db, sql`select name from schema_migrations where name = any(${sql.param(names)}::text[])`);
-  const done = new Set(applied.map((row) => row.name));
-  return names.filter((name) => !done.has(name));
+async function applyFunction(tx: Db, file: FunctionFile): Promise<void> {
+  const before = await overloads(tx, file.name);
+  const statements = splitStatements(file.sql);
+  const run = async () => {
+    for (const statement of statements) await tx.execute(sql.raw(statement));
+  };
+  const drop = async (functions: Overload[]) => {
+    for (const old of functions) await tx.execute(sql.raw(`drop function ${old.signature}`));
+  };
+  await tx.execute(sql`savepoint function_file`);
+  let left = before;
+  try {
+    await run();
+  } catch (error) {
+    if (errorCode(error) !== '42P13' || before.length === 0) throw error;
+    await tx.execute(sql`rollback to savepoint function_file`);
+    await drop(before);
+    await run();
+    left = [];
+  }
+  await tx.execute(sql`release savepoint function_file`);
+  const after = await overloads(tx, file.name);
+  if (after.some((created) => !before.some((old) => old.oid === created.oid))) await drop(left);
+}
+
+/**
+ * Which of the migrations `names`, and of the function files `functions` (by name), the database
+ * has never applied: one indexed query, cheap enough for a readiness probe. A function file whose
+ * text differs from the one recorded is not pending here: during a rolling deploy that is the
+ * other release's text, and both run on it (docs/decisions/0006). A database without the
+ * bookkeeping tables throws (undefined table).
+ */
+export async function pendingMigrations(db: Db, names: string[], functions: string[] = []): Promise<string[]> {
+  const applied = await rows<{ kind: string; name: string }>(
+    db,
+    sql`select 'migration' as kind, name from schema_migrations where name = any(${sql.param(names)}::text[])
+      union all select 'function', name from schema_functions where name = any(${sql.param(functions)}::text[])`,
+  );
+  const done = new Set(applied.map((row) => `${row.kind}:${row.name}`));
+  return [
+    ...names.filter((name) => !done.has(`migration:${name}`)),
+    ...functions.filter((name) => !done.has(`function:${name}`)).map(functionPath),
+  ];
 }
 
 /**

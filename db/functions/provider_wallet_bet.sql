@@ -1,0 +1,117 @@
+-- bet {token, transaction_id, round_id, game, amount, currency}: takes the stake from the
+-- balance with one `bet` line (key provider:<provider>:bet:<transaction id>), which also counts
+-- it into the withdrawal turnover, and adds it to the round. Refused, and recorded as refused:
+-- a token that is not a live money session, a disabled player, a game that is not the
+-- session's or is disabled, another currency, a stake above the balance (answered with the
+-- balance), a round of another player or game or one already closed, a bet id a refund came
+-- before. Each accepted bet moves the session's end forward (at most once a minute, so spins
+-- do not rewrite the session row each time).
+--
+-- The hot path of the wallet: the session, its player, game and provider are read in one
+-- statement, and the player's balance row is locked before anything is decided, so the funds
+-- check and the round cannot interleave with the player's other calls. Two deliveries of one
+-- call both get past the first look only when they run at once; the later one then fails at
+-- the unique key and aborts with 40001 (provider_wallet_abort), undoing all it did, and its retry is a
+-- replay.
+create or replace function provider_wallet_bet(
+  p_provider_id bigint,
+  p_token_hash text,
+  p_transaction_id text,
+  p_round_id text,
+  p_game text,
+  p_amount bigint,
+  p_currency text,
+  p_payload text
+) returns provider_wallet_answer language plpgsql as $$
+declare
+  v_answer provider_wallet_answer;
+  v_row provider_transactions;
+  v_session record;
+  v_round provider_bets;
+  v_available bigint;
+  v_bet_id bigint;
+begin
+  -- A tombstone (no amount) is answered below, with the balance of the token's player.
+  select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
+  if found and v_row.amount is not null then
+    return provider_wallet_replay(v_row, v_row.kind = 'bet' and v_row.amount = p_amount and v_row.currency = p_currency
+      and v_row.round_id = p_round_id);
+  end if;
+  v_answer.replayed := false;
+  v_answer.session_issued := false;
+
+  select s.id, s.user_id, s.currency, s.demo, s.provider_game_id, s.expires_at, p.status as provider_status,
+      u.status as user_status, g.code = p_game and g.status = 1 as game_open
+    into v_session
+    from game_sessions s
+    join providers p on p.id = s.provider_id
+    join users u on u.id = s.user_id
+    join provider_games g on g.id = s.provider_game_id
+    where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id;
+  if v_session.id is null and not provider_wallet_enabled(p_provider_id) or v_session.provider_status = 0 then
+    v_answer.outcome := 'PROVIDER_DISABLED';
+    return v_answer;
+  end if;
+  if v_session.id is null or v_session.demo then
+    if v_row.id is not null then
+      return provider_wallet_replay(v_row, v_row.kind = 'bet');
+    end if;
+    v_answer.outcome := 'INVALID_TOKEN';
+  else
+    v_answer.user_id := v_session.user_id;
+    v_answer.currency := v_session.currency;
+    select b.amount into v_available from balances b
+      where b.user_id = v_session.user_id and b.currency = v_session.currency for update;
+    v_answer.balance := coalesce(v_available, 0);
+    if v_row.id is not null then
+      v_answer.outcome := v_row.outcome;
+      v_answer.replayed := true;
+      v_answer.transaction_ref := v_row.id;
+      return v_answer;
+    end if;
+    if v_session.expires_at <= now() then
+      v_answer.outcome := 'TOKEN_EXPIRED';
+    elsif v_session.user_status <> 1 then
+      v_answer.outcome := 'PLAYER_DISABLED';
+    elsif not v_session.game_open then
+      v_answer.outcome := 'GAME_NOT_FOUND';
+    elsif p_currency <> v_session.currency then
+      v_answer.outcome := 'CURRENCY_MISMATCH';
+    elsif v_answer.balance < p_amount then
+      v_answer.outcome := 'INSUFFICIENT_FUNDS';
+    else
+      -- A new round, or more stake in an open round of the same player and game.
+      insert into provider_bets as r (user_id, provider_id, provider_game_id, round_id, bet_amount, currency)
+        values (v_session.user_id, p_provider_id, v_session.provider_game_id, p_round_id, p_amount, v_session.currency)
+        on conflict (provider_id, round_id) do update set bet_amount = r.bet_amount + excluded.bet_amount, updated_at = now()
+          where r.user_id = excluded.user_id and r.provider_game_id = excluded.provider_game_id and r.status = 0
+        returning r.id into v_bet_id;
+      if v_bet_id is null then
+        select r.* into v_round from provider_bets r where r.provider_id = p_provider_id and r.round_id = p_round_id;
+        v_answer.outcome := case when v_round.user_id = v_session.user_id and v_round.provider_game_id = v_session.provider_game_id
+          then 'ROUND_CLOSED' else 'ROUND_MISMATCH' end;
+      end if;
+    end if;
+  end if;
+
+  if v_answer.outcome is null then
+    if v_session.expires_at < now() + interval '29 minutes' then
+      update game_sessions s set expires_at = now() + interval '30 minutes' where s.id = v_session.id;
+    end if;
+    select a.balance_after into v_answer.balance from ledger_apply(v_session.user_id, v_session.currency, 'bet', -p_amount,
+      'provider_bet', v_bet_id, 'Bet #' || v_bet_id, 'provider:' || p_provider_id || ':bet:' || p_transaction_id) a;
+    v_answer.outcome := 'OK';
+  end if;
+
+  insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, amount, currency,
+      outcome, payload)
+    values (p_provider_id, p_transaction_id, 'bet', v_answer.user_id, v_bet_id, p_round_id, p_amount, p_currency,
+      v_answer.outcome, p_payload::jsonb)
+    on conflict (provider_id, transaction_id) do nothing
+    returning t.id into v_answer.transaction_ref;
+  if not found then
+    perform provider_wallet_abort('bet ' || p_transaction_id || ' was recorded by a concurrent call');
+  end if;
+  return v_answer;
+end;
+$$;

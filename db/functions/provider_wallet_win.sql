@@ -1,0 +1,78 @@
+-- win {transaction_id, bet_transaction_id, round_id, amount, currency, round_closed}: credits
+-- the amount with one `win` line (key provider:<provider>:win:<transaction id>; none for 0)
+-- and adds it to the bet's round; round_closed settles the round. No session is needed: wins
+-- arrive after the session ended, and for a player disabled since. Refused (not recorded): an
+-- unknown or refused bet, a refunded bet, another round or currency than the bet's.
+create or replace function provider_wallet_win(
+  p_provider_id bigint,
+  p_transaction_id text,
+  p_bet_transaction_id text,
+  p_round_id text,
+  p_amount bigint,
+  p_currency text,
+  p_round_closed boolean,
+  p_payload text
+) returns provider_wallet_answer language plpgsql as $$
+declare
+  v_answer provider_wallet_answer;
+  v_row provider_transactions;
+  v_bet provider_transactions;
+begin
+  for attempt in 1..2 loop
+    -- The second look is under the player's lock: a delivery of this call that was running
+    -- meanwhile has committed now.
+    select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
+    if found then
+      return provider_wallet_replay(v_row, v_row.kind = 'win' and v_row.amount = p_amount and v_row.currency = p_currency
+        and v_row.bet_transaction_id = p_bet_transaction_id and v_row.round_id = p_round_id);
+    end if;
+    exit when attempt = 2;
+    v_answer.replayed := false;
+    v_answer.session_issued := false;
+    if not provider_wallet_enabled(p_provider_id) then
+      v_answer.outcome := 'PROVIDER_DISABLED';
+      return v_answer;
+    end if;
+    v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
+  end loop;
+
+  if v_bet.user_id is not null then
+    v_answer.user_id := v_bet.user_id;
+    v_answer.currency := v_bet.currency;
+    v_answer.balance := provider_wallet_balance_of(v_bet.user_id, v_bet.currency);
+  end if;
+  if v_bet.kind is distinct from 'bet' or v_bet.outcome not in ('OK', 'BET_REFUNDED') then
+    v_answer.outcome := 'BET_NOT_FOUND';
+  elsif v_bet.outcome = 'BET_REFUNDED' or exists (select 1 from ledger_entries e
+      where e.idempotency_key = 'provider:' || p_provider_id || ':bet_refund:' || v_bet.transaction_id) then
+    v_answer.outcome := 'BET_REFUNDED';
+  elsif v_bet.round_id <> p_round_id then
+    v_answer.outcome := 'ROUND_MISMATCH';
+  elsif v_bet.currency <> p_currency then
+    v_answer.outcome := 'CURRENCY_MISMATCH';
+  end if;
+  if v_answer.outcome is not null then
+    return v_answer;
+  end if;
+
+  if p_amount > 0 then
+    select a.balance_after into v_answer.balance from ledger_apply(v_bet.user_id, v_bet.currency, 'win', p_amount, 'provider_bet',
+      v_bet.provider_bet_id, 'Win #' || v_bet.provider_bet_id, 'provider:' || p_provider_id || ':win:' || p_transaction_id) a;
+  end if;
+  update provider_bets r set win_amount = r.win_amount + p_amount, updated_at = now(),
+      status = case when p_round_closed and r.status = 0 then 1 else r.status end,
+      settled_at = case when p_round_closed and r.status = 0 then now() else r.settled_at end
+    where r.id = v_bet.provider_bet_id;
+  insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, bet_transaction_id,
+      amount, currency, outcome, payload)
+    values (p_provider_id, p_transaction_id, 'win', v_bet.user_id, v_bet.provider_bet_id, p_round_id, p_bet_transaction_id, p_amount,
+      p_currency, 'OK', p_payload::jsonb)
+    on conflict (provider_id, transaction_id) do nothing
+    returning t.id into v_answer.transaction_ref;
+  if not found then
+    perform provider_wallet_abort('win ' || p_transaction_id || ' was recorded by a concurrent call');
+  end if;
+  v_answer.outcome := 'OK';
+  return v_answer;
+end;
+$$;
