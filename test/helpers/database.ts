@@ -20,12 +20,12 @@ export interface TestDatabase {
 
 /**
  * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on the
- * PostgreSQL server of TEST_DATABASE_URL, dropped afterwards.
+ * PostgreSQL server of TEST_DATABASE_URL, dropped afterwards. `migrated: false` leaves it empty.
  */
-export async function freshDatabase(): Promise<TestDatabase> {
+export async function freshDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const database = await openDatabase({ databaseUrl: undefined, dataDir: '', inMemory: true });
-    await migrate(database);
+    if (migrated) await migrate(database);
     return { database, url: undefined, drop: () => database.close() };
   }
   const admin = new URL(postgresUrl());
@@ -37,7 +37,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
   const url = new URL(admin);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 10 });
-  await migrate(database);
+  if (migrated) await migrate(database);
   return {
     database,
     url: url.toString(),
