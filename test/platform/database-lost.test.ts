@@ -46,6 +46,16 @@ describe('a database whose schema is gone', () => {
     assert.equal((await ctx().client().get('/ready')).status, 200);
   });
 
+  test('/ready is 503 while a function file this code needs was never applied, and 200 with another release\'s text of it', async () => {
+    const recorded = await one<{ hash: string }>(ctx().db, sql`select hash from schema_functions where name = 'ledger_apply'`);
+    await ctx().db.execute(sql`delete from schema_functions where name = 'ledger_apply'`);
+    assertUnavailable(await ctx().client().get('/ready'), 'GET /ready');
+    // A rolling deploy: the other release migrated last, and both run on its functions.
+    await ctx().db.execute(sql`insert into schema_functions (name, hash) values ('ledger_apply', 'another release')`);
+    assert.equal((await ctx().client().get('/ready')).status, 200);
+    await ctx().db.execute(sql`update schema_functions set hash = ${recorded!.hash} where name = 'ledger_apply'`);
+  });
+
   test('with every table dropped, /ready and requests are 503; migrated again, the service answers by itself', async () => {
     const player = await ctx().player();
     await ctx().db.execute(sql`drop schema public cascade`);

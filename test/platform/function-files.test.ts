@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import type { SQL } from 'drizzle-orm';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
+import pg from 'pg';
 import { errorCode, one, openDatabase, rows, sql, type Db } from '../../src/platform/db/client.ts';
 import { listFunctions, type FunctionFile } from '../../src/platform/db/functions.ts';
-import { listMigrations, migrate } from '../../src/platform/db/migrate.ts';
+import { listMigrations, migrate, MIGRATION_LOCK } from '../../src/platform/db/migrate.ts';
 import { scratch } from '../helpers/cli.ts';
 import { backend, freshDatabase, type TestDatabase } from '../helpers/database.ts';
 import { fileBody, functionFiles, withChangedFile } from '../helpers/function-files.ts';
@@ -166,11 +168,24 @@ describe('function files (db/functions/)', () => {
 describe('function files migrated from two connections at once', { skip: backend !== 'postgres' && 'needs PostgreSQL' }, () => {
   const dirs = scratch('croupier-functions-');
 
+  /**
+   * `work` on two connections at the same moment: a third holds the migration lock until both
+   * wait for it, then lets go.
+   */
   async function twoConnections(testDb: TestDatabase, work: (each: TestDatabase['database']) => Promise<string[]>): Promise<string[][]> {
     const other = await openDatabase({ databaseUrl: testDb.url!, dataDir: '', poolSize: 2 });
+    const holder = new pg.Client({ connectionString: testDb.url! });
+    await holder.connect();
     try {
-      return await Promise.all([work(testDb.database), work(other)]);
+      await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      const both = Promise.all([work(testDb.database), work(other)]);
+      const waiting = async () =>
+        Number((await holder.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`)).rows[0]!.n);
+      while ((await waiting()) < 2) await setTimeout(10);
+      await holder.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      return await both;
     } finally {
+      await holder.end();
       await other.close();
     }
   }

@@ -6,7 +6,7 @@ import { functionPath, listFunctions, type FunctionFile } from './functions.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
 // Any constant works; it only has to be the same for every instance migrating the same database.
-const MIGRATION_LOCK = 7_240_331_001;
+export const MIGRATION_LOCK = 7_240_331_001;
 
 export interface Migration {
   name: string;
