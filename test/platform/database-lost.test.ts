@@ -46,7 +46,7 @@ describe('a database whose schema is gone', () => {
     assert.equal((await ctx().client().get('/ready')).status, 200);
   });
 
-  test('/ready is 503 while a function file this code needs was never applied, and 200 with another release\'s text of it', async () => {
+  test("/ready is 503 while a function file this code needs was never applied, and 200 with another release's text of it", async () => {
     const recorded = await one<{ hash: string }>(ctx().db, sql`select hash from schema_functions where name = 'ledger_apply'`);
     await ctx().db.execute(sql`delete from schema_functions where name = 'ledger_apply'`);
     assertUnavailable(await ctx().client().get('/ready'), 'GET /ready');

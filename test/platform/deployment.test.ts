@@ -124,7 +124,9 @@ describe('Dockerfile', () => {
   });
 
   test('copies what migrate reads at start: the migrations and the function files', () => {
-    const copied = instructions.filter((line) => line.startsWith('COPY ') && !line.includes('--from=')).map((line) => line.split(/\s+/).at(-1));
+    const copied = instructions
+      .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
+      .map((line) => line.split(/\s+/).at(-1));
     for (const dir of ['./migrations', './db']) assert.ok(copied.includes(dir), `${dir} is in the image`);
   });
 

@@ -114,51 +114,42 @@ describe('function files (db/functions/)', () => {
         )
       ).map((row) => row.signature),
     });
+    /** What the callers and the trigger say when probe_price(5) is `price`, and its one signature. */
+    const carryOn = (price: string, signature: string) => ({
+      quote: `quote ${price}`,
+      label: `label ${price}`,
+      guard: `P0001: kept at ${price}`,
+      signatures: [signature],
+    });
 
     const first = functionFiles(dir, { ...price('p_cents integer', 'integer', 'select p_cents * 2'), ...callers });
     assert.equal(first[0]!.name, 'probe_price', 'what the others name comes first');
     assert.equal((await migrate(testDb.database, [table], first)).length, 5);
     await db.execute(sql`insert into probe_rows (id, cents) values (1, 5)`);
-    assert.deepEqual(await seen(), {
-      quote: 'quote 10',
-      label: 'label 10',
-      guard: 'P0001: kept at 10',
-      signatures: ['probe_price(integer) -> integer'],
-    });
+    assert.deepEqual(await seen(), carryOn('10', 'probe_price(integer) -> integer'));
 
     // Another result type: `create or replace` refuses it (42P13), so the function is created anew.
     const numeric = functionFiles(dir, price('p_cents integer', 'numeric', 'select p_cents * 2.5'));
     assert.deepEqual(await migrate(testDb.database, [table], numeric), ['db/functions/probe_price.sql']);
-    assert.deepEqual(await seen(), {
-      quote: 'quote 12.5',
-      label: 'label 12.5',
-      guard: 'P0001: kept at 12.5',
-      signatures: ['probe_price(integer) -> numeric'],
-    });
+    assert.deepEqual(await seen(), carryOn('12.5', 'probe_price(integer) -> numeric'));
 
     // Another parameter type: a second function beside the first, which goes.
     const widened = functionFiles(dir, price('p_cents bigint', 'numeric', 'select p_cents * 3.5'));
     assert.deepEqual(await migrate(testDb.database, [table], widened), ['db/functions/probe_price.sql']);
-    assert.deepEqual(await seen(), {
-      quote: 'quote 17.5',
-      label: 'label 17.5',
-      guard: 'P0001: kept at 17.5',
-      signatures: ['probe_price(bigint) -> numeric'],
-    });
+    assert.deepEqual(await seen(), carryOn('17.5', 'probe_price(bigint) -> numeric'));
   });
 
   test('a changed function that something outside its file depends on stops the migration, and nothing of it stays', async () => {
     const dir = dirs.dataDir();
-    const rate = (result: string) => ({ probe_rate: `create or replace function probe_rate() returns ${result} language sql as $$ select 7 $$;` });
+    const rate = (result: string) => ({
+      probe_rate: `create or replace function probe_rate() returns ${result} language sql as $$ select 7 $$;`,
+    });
     const view = { name: '29990101000100_probe_rates', sql: 'create view probe_rates as select probe_rate() as rate' };
     await migrate(testDb.database, [], functionFiles(dir, rate('integer')));
     await migrate(testDb.database, [view], []);
     const recorded = await value(db, sql`select hash as value from schema_functions where name = 'probe_rate'`);
 
-    await assert.rejects(
-      migrate(testDb.database, [], functionFiles(dir, rate('bigint'))),
-      (error) => errorCode(error) === '2BP01',
-    );
+    await assert.rejects(migrate(testDb.database, [], functionFiles(dir, rate('bigint'))), (error) => errorCode(error) === '2BP01');
     assert.equal(await value(db, sql`select pg_get_function_result('probe_rate'::regproc) as value`), 'integer');
     assert.equal(await value(db, sql`select hash as value from schema_functions where name = 'probe_rate'`), recorded);
     assert.equal(await value(db, sql`select rate as value from probe_rates`), 7);
@@ -180,7 +171,9 @@ describe('function files migrated from two connections at once', { skip: backend
       await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
       const both = Promise.all([work(testDb.database), work(other)]);
       const waiting = async () =>
-        Number((await holder.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`)).rows[0]!.n);
+        Number(
+          (await holder.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`)).rows[0]!.n,
+        );
       while ((await waiting()) < 2) await setTimeout(10);
       await holder.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
       return await both;
@@ -194,7 +187,10 @@ describe('function files migrated from two connections at once', { skip: backend
     const testDb = await freshDatabase({ migrated: false });
     try {
       const answers = await twoConnections(testDb, (database) => migrate(database));
-      const everything = [...listMigrations().map((migration) => migration.name), ...listFunctions().map((file) => `db/functions/${file.name}.sql`)];
+      const everything = [
+        ...listMigrations().map((migration) => migration.name),
+        ...listFunctions().map((file) => `db/functions/${file.name}.sql`),
+      ];
       assert.deepEqual(
         answers.map((applied) => applied.length).sort((a, b) => a - b),
         [0, everything.length],
@@ -209,10 +205,7 @@ describe('function files migrated from two connections at once', { skip: backend
     try {
       const changed: FunctionFile[] = withChangedFile(dirs.dataDir(), 'topup_status', (text) => `${text}-- read again\n`);
       const answers = await twoConnections(testDb, (database) => migrate(database, listMigrations(), changed));
-      assert.deepEqual(
-        answers.map((applied) => applied.join()).sort(),
-        ['', 'db/functions/topup_status.sql'],
-      );
+      assert.deepEqual(answers.map((applied) => applied.join()).sort(), ['', 'db/functions/topup_status.sql']);
     } finally {
       await testDb.drop();
     }

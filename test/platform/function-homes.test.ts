@@ -56,7 +56,9 @@ describe('one home for every SQL function', () => {
       assert.match(files[0]!, /^(db\/functions|test)\//, `${name} is created in ${files[0]}`);
     }
     for (const file of listFunctions()) {
-      for (const [, trigger, runs] of file.sql.matchAll(/\bcreate\s+or\s+replace\s+trigger\s+(\w+)[\s\S]*?\bexecute\s+function\s+(\w+)/gi)) {
+      for (const [, trigger, runs] of file.sql.matchAll(
+        /\bcreate\s+or\s+replace\s+trigger\s+(\w+)[\s\S]*?\bexecute\s+function\s+(\w+)/gi,
+      )) {
         assert.equal(runs, file.name, `${trigger} runs ${runs}, not the function of its file`);
       }
     }

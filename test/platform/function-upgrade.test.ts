@@ -42,40 +42,44 @@ async function migrateTheOldWay(database: Database, migrations: Migration[]): Pr
 
 const old = oldMigrations();
 
-describe('a database migrated before function files', { skip: old === undefined && `needs git and commit ${BEFORE_FUNCTION_FILES}` }, () => {
-  let fresh: TestDatabase;
-  let expected: Definitions;
-  before(async () => {
-    fresh = await freshDatabase();
-    expected = await definitions(fresh.database.db);
-  });
-  after(() => fresh.drop());
-
-  // Where a function's version changed: wallet_abort still there; ledger_apply's first version
-  // and pay_topup's first row type; ledger_apply's second; every migration of that commit.
-  const stops = ['20261123100200_wallet_storage', '20261124090000_pay_topup', '20261125110000_draws', undefined];
-  for (const stop of stops) {
-    test(`migrated up to ${stop ?? 'its last migration'}, it upgrades to the functions and triggers of a fresh database`, async () => {
-      const upgraded = await freshDatabase({ migrated: false });
-      try {
-        const applied = old!.filter((migration) => stop === undefined || migration.name <= stop);
-        await migrateTheOldWay(upgraded.database, applied);
-        const before = await rows<{ name: string }>(
-          upgraded.database.db,
-          sql`select proname as name from pg_proc where pronamespace = current_schema()::regnamespace`,
-        );
-        assert.ok(before.length > 0, 'the old migrations made functions');
-
-        const pending = listMigrations()
-          .map((migration) => migration.name)
-          .filter((name) => !applied.some((migration) => migration.name === name));
-        const files = listFunctions().map((file) => `db/functions/${file.name}.sql`);
-        assert.deepEqual(await migrate(upgraded.database), [...pending, ...files], 'every file is applied the first time');
-        assert.deepEqual(await definitions(upgraded.database.db), expected);
-        assert.deepEqual(await migrate(upgraded.database), []);
-      } finally {
-        await upgraded.drop();
-      }
+describe(
+  'a database migrated before function files',
+  { skip: old === undefined && `needs git and commit ${BEFORE_FUNCTION_FILES}` },
+  () => {
+    let fresh: TestDatabase;
+    let expected: Definitions;
+    before(async () => {
+      fresh = await freshDatabase();
+      expected = await definitions(fresh.database.db);
     });
-  }
-});
+    after(() => fresh.drop());
+
+    // Where a function's version changed: wallet_abort still there; ledger_apply's first version
+    // and pay_topup's first row type; ledger_apply's second; every migration of that commit.
+    const stops = ['20261123100200_wallet_storage', '20261124090000_pay_topup', '20261125110000_draws', undefined];
+    for (const stop of stops) {
+      test(`migrated up to ${stop ?? 'its last migration'}, it upgrades to the functions and triggers of a fresh database`, async () => {
+        const upgraded = await freshDatabase({ migrated: false });
+        try {
+          const applied = old!.filter((migration) => stop === undefined || migration.name <= stop);
+          await migrateTheOldWay(upgraded.database, applied);
+          const before = await rows<{ name: string }>(
+            upgraded.database.db,
+            sql`select proname as name from pg_proc where pronamespace = current_schema()::regnamespace`,
+          );
+          assert.ok(before.length > 0, 'the old migrations made functions');
+
+          const pending = listMigrations()
+            .map((migration) => migration.name)
+            .filter((name) => !applied.some((migration) => migration.name === name));
+          const files = listFunctions().map((file) => `db/functions/${file.name}.sql`);
+          assert.deepEqual(await migrate(upgraded.database), [...pending, ...files], 'every file is applied the first time');
+          assert.deepEqual(await definitions(upgraded.database.db), expected);
+          assert.deepEqual(await migrate(upgraded.database), []);
+        } finally {
+          await upgraded.drop();
+        }
+      });
+    }
+  },
+);

@@ -27,7 +27,7 @@ export interface WalletAnswerRow {
 }
 
 /**
- * The wallet functions of migrations/20261125100000_provider_wallet.sql as named prepared
+ * The wallet functions (db/functions/provider_wallet_*.sql) as named prepared
  * statements: one round trip per callback, parsed and planned once per connection.
  */
 export function prepareWalletStatements(db: Db) {

@@ -58,7 +58,7 @@ export class SettingsInForce extends InForce<PaySettings> {
 const p = (name: string) => sql.placeholder(name);
 
 /**
- * `pay_topup` (migrations/20261124090000_pay_topup.sql) as a named prepared statement: parsed
+ * `pay_topup` (db/functions/pay_topup.sql) as a named prepared statement: parsed
  * once per connection. Prepare it on the database for the webhook, on the transaction for an
  * admin change; the text is the same, so a connection shares it between both.
  */

@@ -66,7 +66,7 @@ interface AppliedRow {
   replayed: boolean;
 }
 
-/** SQLSTATEs raised by ledger_apply (migrations/20261124090000_pay_topup.sql). */
+/** SQLSTATEs raised by ledger_apply (db/functions/ledger_apply.sql). */
 const INSUFFICIENT_FUNDS = 'WL001';
 const KEY_MISMATCH = 'WL002';
 

@@ -25,7 +25,7 @@ type Cents = string;
  * amount; a line must belong to its balance's user and currency; the bet turnover kept on the
  * balance must be what ledger_apply's rule gives over its lines in id order: each `bet` adds its
  * stake, each `bet_refund` takes its amount back off, never below 0
- * (migrations/20261126090100_bet_refund_turnover.sql).
+ * (db/functions/ledger_apply.sql).
  */
 export async function verifyLedger(db: Db): Promise<LedgerReport> {
   const problems: LedgerProblem[] = [];

@@ -89,7 +89,7 @@ const requestOutcome = {
 };
 
 /**
- * `request_withdrawal` (migrations/20261124110000_withdrawals.sql) as a named prepared
+ * `request_withdrawal` (db/functions/request_withdrawal.sql) as a named prepared
  * statement: one round trip per request, parsed once per connection.
  */
 export function prepareRequestWithdrawal(db: Db) {

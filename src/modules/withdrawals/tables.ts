@@ -3,7 +3,7 @@ import { cents, instant, int8 } from '../../platform/db/columns.ts';
 import { users } from '../users/tables.ts';
 import type { PixKeyType } from './pix-key.ts';
 
-/** migrations/20261124110000_withdrawals.sql; rows change only through its two functions. */
+/** migrations/20261124110000_withdrawals.sql; rows change only through request_withdrawal and withdrawal_transition (db/functions/). */
 export const withdrawals = pgTable(
   'withdrawals',
   {

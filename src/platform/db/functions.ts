@@ -54,7 +54,9 @@ function checkFunctionFile(name: string, code: string): void {
 function inDependencyOrder(files: Array<Omit<FunctionFile, 'after'> & { code: string }>): FunctionFile[] {
   const named = files.map(({ code, ...file }) => ({
     ...file,
-    after: files.filter((other) => other.name !== file.name && new RegExp(`\\b${other.name}\\b`, 'i').test(code)).map((other) => other.name),
+    after: files
+      .filter((other) => other.name !== file.name && new RegExp(`\\b${other.name}\\b`, 'i').test(code))
+      .map((other) => other.name),
   }));
   const waiting = named.sort((a, b) => (a.name < b.name ? -1 : 1));
   const placed = new Set<string>();

@@ -26,7 +26,11 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * transaction. Answers what it applied: migration names, then function files' paths. An advisory
  * lock lets several instances start at once against one PostgreSQL.
  */
-export async function migrate(database: Database, migrations = listMigrations(), functions: FunctionFile[] = listFunctions()): Promise<string[]> {
+export async function migrate(
+  database: Database,
+  migrations = listMigrations(),
+  functions: FunctionFile[] = listFunctions(),
+): Promise<string[]> {
   const { db } = database;
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -44,7 +48,7 @@ export async function migrate(database: Database, migrations = listMigrations(),
     }
     // After the migrations: a function needs its tables, and a migration needs no function (a
     // backfill is plain SQL; docs/decisions/0006).
-    applied.push(...(await applyFunctions(tx as never, functions)));
+    applied.push(...(await applyFunctions(tx, functions)));
     return applied;
   });
 }
@@ -55,7 +59,9 @@ async function applyFunctions(tx: Db, files: FunctionFile[]): Promise<string[]> 
     hash text not null,
     applied_at timestamptz not null default now()
   )`);
-  const recorded = new Map((await rows<{ name: string; hash: string }>(tx, sql`select name, hash from schema_functions`)).map((row) => [row.name, row.hash]));
+  const recorded = new Map(
+    (await rows<{ name: string; hash: string }>(tx, sql`select name, hash from schema_functions`)).map((row) => [row.name, row.hash]),
+  );
   const applied: string[] = [];
   for (const file of files) {
     if (recorded.get(file.name) === file.hash) continue;

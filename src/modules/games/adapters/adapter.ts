@@ -25,7 +25,7 @@ export type WalletAction = (typeof WALLET_ACTIONS)[number];
 
 /**
  * The seamless wallet's outcomes, in our words (docs/games.md, "Seamless wallet"); the SQL
- * functions of migrations/20261125100000_provider_wallet.sql answer them, adapters word them.
+ * functions db/functions/provider_wallet_*.sql answer them, adapters word them.
  */
 export const WALLET_STATUSES = [
   'OK',
