@@ -62,15 +62,17 @@ async function applyFunctions(tx: Db, files: FunctionFile[]): Promise<string[]> 
   const recorded = new Map(
     (await rows<{ name: string; hash: string }>(tx, sql`select name, hash from schema_functions`)).map((row) => [row.name, row.hash]),
   );
-  const applied: string[] = [];
-  for (const file of files) {
-    if (recorded.get(file.name) === file.hash) continue;
-    await applyFunction(tx, file);
-    await tx.execute(sql`insert into schema_functions (name, hash) values (${file.name}, ${file.hash})
-      on conflict (name) do update set hash = excluded.hash, applied_at = now()`);
-    applied.push(functionPath(file.name));
-  }
-  return applied;
+  const changed = files.filter((file) => recorded.get(file.name) !== file.hash);
+  if (changed.length === 0) return [];
+  const existing = await overloads(
+    tx,
+    changed.map((file) => file.name),
+  );
+  for (const file of changed) await applyFunction(tx, file, existing.get(file.name) ?? []);
+  await tx.execute(sql`insert into schema_functions (name, hash)
+    select * from unnest(${sql.param(changed.map((file) => file.name))}::text[], ${sql.param(changed.map((file) => file.hash))}::text[])
+    on conflict (name) do update set hash = excluded.hash, applied_at = now()`);
+  return changed.map((file) => functionPath(file.name));
 }
 
 interface Overload {
@@ -78,12 +80,16 @@ interface Overload {
   signature: string;
 }
 
-async function overloads(tx: Db, name: string): Promise<Overload[]> {
-  return rows<Overload>(
+/** The functions of the schema by each of these names (one name can have several signatures). */
+async function overloads(tx: Db, names: string[]): Promise<Map<string, Overload[]>> {
+  const found = await rows<Overload & { name: string }>(
     tx,
-    sql`select p.oid::text as oid, p.oid::regprocedure::text as signature from pg_proc p
-      where p.proname = ${name} and p.pronamespace = current_schema()::regnamespace`,
+    sql`select p.proname as name, p.oid::text as oid, p.oid::regprocedure::text as signature from pg_proc p
+      where p.proname = any(${sql.param(names)}::text[]) and p.pronamespace = current_schema()::regnamespace`,
   );
+  const byName = new Map<string, Overload[]>();
+  for (const { name, ...overload } of found) byName.set(name, [...(byName.get(name) ?? []), overload]);
+  return byName;
 }
 
 /**
@@ -95,12 +101,13 @@ async function overloads(tx: Db, name: string): Promise<Overload[]> {
  * bodies that call it are no such dependents: they find the new one by name. New parameter types
  * create a second function beside the old one, which is dropped: the file is the only definition.
  */
-async function applyFunction(tx: Db, file: FunctionFile): Promise<void> {
-  const before = await overloads(tx, file.name);
+async function applyFunction(tx: Db, file: FunctionFile, before: Overload[]): Promise<void> {
   const statements = splitStatements(file.sql);
   const run = async () => {
     for (const statement of statements) await tx.execute(sql.raw(statement));
   };
+  // A function new to the database replaces nothing (a fresh database: every file).
+  if (before.length === 0) return run();
   const drop = async (functions: Overload[]) => {
     for (const old of functions) await tx.execute(sql.raw(`drop function ${old.signature}`));
   };
@@ -109,14 +116,14 @@ async function applyFunction(tx: Db, file: FunctionFile): Promise<void> {
   try {
     await run();
   } catch (error) {
-    if (errorCode(error) !== '42P13' || before.length === 0) throw error;
+    if (errorCode(error) !== '42P13') throw error;
     await tx.execute(sql`rollback to savepoint function_file`);
     await drop(before);
     await run();
     left = [];
   }
   await tx.execute(sql`release savepoint function_file`);
-  const after = await overloads(tx, file.name);
+  const after = (await overloads(tx, [file.name])).get(file.name) ?? [];
   if (after.some((created) => !before.some((old) => old.oid === created.oid))) await drop(left);
 }
 
