@@ -139,6 +139,36 @@ describe('function files (db/functions/)', () => {
     assert.deepEqual(await seen(), carryOn('17.5', 'probe_price(bigint) -> numeric'));
   });
 
+  test("a migration that calls a function finds its file applied first, with today's text, and what that one calls", async () => {
+    const dir = dirs.dataDir();
+    const doubled = (factor: number) => ({
+      probe_doubled: `create or replace function probe_doubled(p integer) returns integer language sql as $$ select probe_times(p, ${factor}) $$;`,
+    });
+    const times = {
+      probe_times: 'create or replace function probe_times(p integer, f integer) returns integer language sql as $$ select p * f $$;',
+    };
+    const backfill = (name: string, input: number) => ({
+      name,
+      sql: `insert into probe_backfilled (value) select probe_doubled(${input})`,
+    });
+    const table = { name: '29990101000200_probe_backfilled', sql: 'create table probe_backfilled (value integer not null)' };
+
+    const first = [table, backfill('29990101000300_probe_backfill', 21)];
+    assert.deepEqual(await migrate(testDb.database, first, functionFiles(dir, { ...times, ...doubled(2) })), [
+      '29990101000200_probe_backfilled',
+      'db/functions/probe_times.sql',
+      'db/functions/probe_doubled.sql',
+      '29990101000300_probe_backfill',
+    ]);
+    // On a database that has the function, a changed file is applied before the migration too.
+    const second = [...first, backfill('29990101000400_probe_backfill_again', 1)];
+    assert.deepEqual(await migrate(testDb.database, second, functionFiles(dir, doubled(3))), [
+      'db/functions/probe_doubled.sql',
+      '29990101000400_probe_backfill_again',
+    ]);
+    assert.deepEqual(await rows(db, sql`select value from probe_backfilled order by value`), [{ value: 3 }, { value: 42 }]);
+  });
+
   test('a changed function that something outside its file depends on stops the migration, and nothing of it stays', async () => {
     const dir = dirs.dataDir();
     const rate = (result: string) => ({

@@ -1,14 +1,12 @@
 // One current home for every money rule (docs/decisions/0006): each function and trigger is
 // created in exactly one file of the repository, db/functions/<function>.sql (test/ aside, whose
-// throw-away functions are its own), and no migration calls one, since on a fresh database the
-// function files are applied after every migration.
+// throw-away functions are its own).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { listFunctions } from '../../src/platform/db/functions.ts';
-import { listMigrations } from '../../src/platform/db/migrate.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** What .gitignore leaves out, and git's own folder. */
@@ -61,14 +59,6 @@ describe('one home for every SQL function', () => {
       )) {
         assert.equal(runs, file.name, `${trigger} runs ${runs}, not the function of its file`);
       }
-    }
-  });
-
-  test('no migration calls a function of db/functions/ (at its time, on a fresh database, there is none)', () => {
-    const names = listFunctions().map((file) => file.name);
-    for (const migration of listMigrations()) {
-      const code = migration.sql.replace(/--[^\n]*/g, '');
-      for (const name of names) assert.doesNotMatch(code, new RegExp(`\\b${name}\\s*\\(`, 'i'), `${migration.name} calls ${name}`);
     }
   });
 });

@@ -90,3 +90,16 @@ export function listFunctions(dir = FUNCTIONS_DIR): FunctionFile[] {
     });
   return inDependencyOrder(files);
 }
+
+/**
+ * The files a script calls (`name(`, comments aside), with the files they name in turn, in the
+ * order they are applied: what must exist before a migration that calls a function runs (a
+ * backfill through today's rule, a trigger).
+ */
+export function calledBy(script: string, files: FunctionFile[]): FunctionFile[] {
+  const code = withoutComments(script);
+  const needed = new Set(files.filter((file) => new RegExp(`\\b${file.name}\\s*\\(`, 'i').test(code)).map((file) => file.name));
+  // Backwards through the order, so what a file names is added before it is reached.
+  for (const file of [...files].reverse()) if (needed.has(file.name)) file.after.forEach((name) => needed.add(name));
+  return files.filter((file) => needed.has(file.name));
+}

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { errorCode, rows, type Database, type Db } from './client.ts';
-import { functionPath, listFunctions, type FunctionFile } from './functions.ts';
+import { calledBy, functionPath, listFunctions, type FunctionFile } from './functions.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
 // Any constant works; it only has to be the same for every instance migrating the same database.
@@ -23,8 +23,9 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 /**
  * Applies the committed SQL migrations that are not yet applied, then the function files
  * (db/functions/, functions.ts) whose text the database has not recorded, all in one
- * transaction. Answers what it applied: migration names, then function files' paths. An advisory
- * lock lets several instances start at once against one PostgreSQL.
+ * transaction; a file a migration calls is applied just before that migration. Answers what it
+ * applied, in order: migration names and function files' paths. An advisory lock lets several
+ * instances start at once against one PostgreSQL.
  */
 export async function migrate(
   database: Database,
@@ -42,12 +43,14 @@ export async function migrate(
     const applied: string[] = [];
     for (const migration of migrations) {
       if (done.has(migration.name)) continue;
+      // A migration that calls a function (a backfill through today's rule) finds its file applied.
+      const called = calledBy(migration.sql, functions);
+      if (called.length > 0) applied.push(...(await applyFunctions(tx, called)));
       for (const statement of splitStatements(migration.sql)) await tx.execute(sql.raw(statement));
       await tx.execute(sql`insert into schema_migrations (name) values (${migration.name})`);
       applied.push(migration.name);
     }
-    // After the migrations: a function needs its tables, and a migration needs no function (a
-    // backfill is plain SQL; docs/decisions/0006).
+    // After the migrations, which make the tables the functions read (docs/decisions/0006).
     applied.push(...(await applyFunctions(tx, functions)));
     return applied;
   });
