@@ -139,8 +139,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const invalidation =
     redis !== undefined
       ? new RedisInvalidationBus(redis, app.log)
-      : database.url !== undefined
-        ? new PgInvalidationBus(database.url, app.log)
+      : database.url !== undefined && database.directUrl !== undefined
+        ? new PgInvalidationBus({ listen: database.directUrl, publish: database.url }, app.log)
         : new LocalInvalidationBus();
   const sessionStore = new CachedSessionStore(backingSessionStore(db, identity, redis, config.sessionLifetimeMin * 60), invalidation, {
     maxAgeMs: config.sessionCacheS * 1000,

@@ -20,11 +20,16 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 /**
- * Applies the committed SQL migrations that are not yet applied, each in its own transaction.
- * An advisory lock lets several instances start at once against one PostgreSQL.
+ * Applies the committed SQL migrations that are not yet applied, in one transaction. An advisory
+ * lock lets several instances start at once against one PostgreSQL. On PostgreSQL itself, never
+ * through a transaction pooler (Database.onDirectConnection): the pooler's timeouts are sized for
+ * requests, not for DDL that may wait on the lock or rewrite a table.
  */
 export async function migrate(database: Database, migrations = listMigrations()): Promise<string[]> {
-  const { db } = database;
+  return database.onDirectConnection((db) => applyPending(db, migrations));
+}
+
+function applyPending(db: Db, migrations: Migration[]): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     await tx.execute(sql`create table if not exists schema_migrations (
