@@ -36,7 +36,7 @@ const balancesResource = defineResource({
   record: BalanceRecord,
   createBody: BalanceBody,
   filters: { user_id: equals(balances.userId, IdFilter), currency: equals(balances.currency, CurrencyFilter) },
-  inUse: 'The balance has ledger lines and cannot be deleted.',
+  inUse: { record: 'balance', keptBy: { ledger_entries: 'has ledger lines' } },
   values: async (body, { tx, existing }) => {
     if (body.amount !== undefined) {
       throw ValidationError.field('amount', 'The amount cannot be set directly; use POST /api/admin/balances/{balance}/adjust.');
