@@ -51,8 +51,17 @@ export function inUseError(inUse: InUse | undefined, referrer: string): Conflict
 }
 
 function keptError(inUse: InUse | undefined, says: string): ConflictError {
+  return new ConflictError(keptMessage(inUse, says), 'record_in_use');
+}
+
+function keptMessage(inUse: InUse | undefined, says: string): string {
   const instead = inUse?.disable === true ? '; disable it instead' : '';
-  return new ConflictError(`The ${inUse?.record ?? 'record'} ${says} and cannot be deleted${instead}.`, 'record_in_use');
+  return `The ${inUse?.record ?? 'record'} ${says} and cannot be deleted${instead}.`;
+}
+
+/** Every message a resource's delete may be refused with for what refers to its record. */
+export function keptMessages(inUse: InUse): string[] {
+  return [...Object.values(inUse.keptBy), ...(inUse.unkeyed ?? []).map((column) => column.says)].map((says) => keptMessage(inUse, says));
 }
 
 /**
