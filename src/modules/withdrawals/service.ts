@@ -24,8 +24,6 @@ import {
 } from './repository.ts';
 import { WITHDRAWAL_STATUS } from './tables.ts';
 
-/** Keys a client may send as Idempotency-Key: printable ASCII without spaces, as the IETF draft has it. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,100}$/;
 /** A settings change between reading and requesting makes `request_withdrawal` answer `stale`. */
 const SETTINGS_ATTEMPTS = 5;
 
@@ -40,7 +38,7 @@ export interface WithdrawalRequest {
   accountType: PixKeyType;
   payeeAccount: string;
   amount: unknown;
-  /** The Idempotency-Key header, if the client sent one. */
+  /** The Idempotency-Key the client sent (platform/http/idempotency-key.ts), if any. */
   idempotencyKey: string | undefined;
 }
 
@@ -80,9 +78,6 @@ export class WithdrawalService {
     const key = normalizePixKey(input.accountType, input.payeeAccount);
     if ('error' in key) check.add('payee_account', key.error);
     const requestKey = input.idempotencyKey;
-    if (requestKey !== undefined && !IDEMPOTENCY_KEY.test(requestKey)) {
-      check.add('idempotency_key', 'The Idempotency-Key header must be 1 to 100 printable characters without spaces.');
-    }
     check.throwIfFailed();
     const payeeAccount = (key as { key: string }).key;
     const digest =
