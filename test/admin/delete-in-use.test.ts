@@ -94,7 +94,10 @@ describe('deleting a record that other records refer to', () => {
     const recorded = await calls();
 
     const res = await admin.client.delete(`/api/admin/providers/${provider.id}`);
-    assert.deepEqual([res.status, res.json], [409, { message: 'The provider has wallet transactions and cannot be deleted; disable it instead.' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [409, { message: 'The provider has wallet transactions and cannot be deleted; disable it instead.' }],
+    );
     assert.equal((await admin.client.get(`/api/admin/providers/${provider.id}`)).status, 200);
     assert.ok(recorded > 0);
     assert.equal(await calls(), recorded);

@@ -221,7 +221,10 @@ describe('a payout notification for a withdrawal that was never approved', () =>
     ] as const) {
       const { reference } = dataOf(await admin.client.get(`/api/admin/withdrawals/${withdrawal.id}`));
       const res = await payoutWebhook(t, { reference, status: 'paid', amount: withdrawal.amount });
-      assert.deepEqual([res.status, res.json], [409, { message: `The withdrawal is ${name}; the payout notification needs manual review.` }]);
+      assert.deepEqual(
+        [res.status, res.json],
+        [409, { message: `The withdrawal is ${name}; the payout notification needs manual review.` }],
+      );
       assert.equal(dataOf(await admin.client.get(`/api/admin/withdrawals/${withdrawal.id}`)).status, status);
       const line = logged.find((entry) => entry.withdrawalId === withdrawal.id);
       assert.equal(line?.level, 50, `an error line for withdrawal ${withdrawal.id}`);

@@ -104,7 +104,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify({ message: 'Only "Expect: 100-continue" is supported.' });
-    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
     response.end(body);
   });
 
