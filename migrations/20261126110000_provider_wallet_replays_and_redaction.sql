@@ -165,7 +165,10 @@ $$;
 
 -- win: as before, except that a replay is answered for the player of the bet it names (the
 -- same bet id, hence the same player, or DUPLICATE_MISMATCH), and that the payload is stored
--- redacted.
+-- redacted. A replay is answered for the named bet's player, so that bet is read (and its player
+-- locked) first, and the call's id is looked up once, under the lock: a delivery of this call
+-- that was running meanwhile has committed by then. (The first version looked before the lock,
+-- to answer a replay without it, and again after.)
 create or replace function provider_wallet_win(
   p_provider_id bigint,
   p_transaction_id text,
@@ -181,25 +184,19 @@ declare
   v_row provider_transactions;
   v_bet provider_transactions;
 begin
-  for attempt in 1..2 loop
-    -- The second look is under the player's lock: a delivery of this call that was running
-    -- meanwhile has committed now.
-    select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
-    if found then
-      v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
-      return provider_wallet_replay(v_row, v_row.kind = 'win' and v_row.amount = p_amount and v_row.currency = p_currency
-        and v_row.bet_transaction_id = p_bet_transaction_id and v_row.round_id = p_round_id
-        and v_row.user_id is not distinct from v_bet.user_id, v_bet.user_id, v_bet.currency);
-    end if;
-    exit when attempt = 2;
-    v_answer.replayed := false;
-    v_answer.session_issued := false;
-    if not provider_wallet_enabled(p_provider_id) then
-      v_answer.outcome := 'PROVIDER_DISABLED';
-      return v_answer;
-    end if;
-    v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
-  end loop;
+  v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
+  select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
+  if found then
+    return provider_wallet_replay(v_row, v_row.kind = 'win' and v_row.amount = p_amount and v_row.currency = p_currency
+      and v_row.bet_transaction_id = p_bet_transaction_id and v_row.round_id = p_round_id
+      and v_row.user_id is not distinct from v_bet.user_id, v_bet.user_id, v_bet.currency);
+  end if;
+  v_answer.replayed := false;
+  v_answer.session_issued := false;
+  if not provider_wallet_enabled(p_provider_id) then
+    v_answer.outcome := 'PROVIDER_DISABLED';
+    return v_answer;
+  end if;
 
   if v_bet.user_id is not null then
     v_answer.user_id := v_bet.user_id;
@@ -242,8 +239,8 @@ begin
 end;
 $$;
 
--- refund: as before, except that a replay is answered for the player of the bet it names (as a
--- win's), and that the payload is stored redacted.
+-- refund: as before, except that a replay is answered for the player of the bet it names, looked
+-- up under that player's lock (as a win's), and that the payload is stored redacted.
 create or replace function provider_wallet_refund(
   p_provider_id bigint,
   p_transaction_id text,
@@ -257,22 +254,18 @@ declare
   v_refunded bigint := 0;
   v_applied record;
 begin
-  for attempt in 1..2 loop
-    select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
-    if found then
-      v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
-      return provider_wallet_replay(v_row, v_row.kind = 'refund' and v_row.bet_transaction_id = p_bet_transaction_id
-        and v_row.user_id is not distinct from v_bet.user_id, v_bet.user_id, v_bet.currency);
-    end if;
-    exit when attempt = 2;
-    v_answer.replayed := false;
-    v_answer.session_issued := false;
-    if not provider_wallet_enabled(p_provider_id) then
-      v_answer.outcome := 'PROVIDER_DISABLED';
-      return v_answer;
-    end if;
-    v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
-  end loop;
+  v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
+  select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
+  if found then
+    return provider_wallet_replay(v_row, v_row.kind = 'refund' and v_row.bet_transaction_id = p_bet_transaction_id
+      and v_row.user_id is not distinct from v_bet.user_id, v_bet.user_id, v_bet.currency);
+  end if;
+  v_answer.replayed := false;
+  v_answer.session_issued := false;
+  if not provider_wallet_enabled(p_provider_id) then
+    v_answer.outcome := 'PROVIDER_DISABLED';
+    return v_answer;
+  end if;
 
   if v_bet.user_id is not null then
     v_answer.user_id := v_bet.user_id;

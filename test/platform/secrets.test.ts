@@ -3,9 +3,9 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { rows, sql } from '../../src/platform/db/client.ts';
 import { signBody } from '../../src/platform/signature.ts';
-import { createGame, createProvider, demoDriver, launch, send, type KitCall, type Sent } from '../games/helpers.ts';
+import { demoDriver, send, type KitCall, type Sent } from '../games/helpers.ts';
+import { seat } from '../games/kit.ts';
 import { Client, currentTotp, uniqueEmail, useApp, type Response, type SignedIn } from '../helpers/app.ts';
-import { fund } from '../withdrawals/helpers.ts';
 
 interface Seen {
   method: string;
@@ -135,11 +135,7 @@ describe('no secret in any response', () => {
 
   test('a wallet callback’s launch token, session token and signature, and the provider’s wallet secret, appear in no provider-bet view', async () => {
     const t = ctx();
-    const provider = await createProvider(t);
-    const game = await createGame(t, provider.id);
-    const player = await t.player();
-    await fund(t, player.id, 10_000n);
-    const launched = await launch(t, { userId: player.id, providerId: provider.id, gameId: game.id });
+    const { provider, game, player, launched, session } = await seat(t, demoDriver);
     const at = Math.floor(Date.now() / 1000);
     const sent: Sent[] = [];
     const call = async (made: KitCall) => {
@@ -148,7 +144,6 @@ describe('no secret in any response', () => {
       sent.push(answered);
       return answered;
     };
-    const session = (await call({ action: 'balance', token: launched.token })).answer!.session!;
     const bet = (round: string, amount: bigint) =>
       call({ action: 'bet', token: session, transactionId: `${round}-bet`, roundId: round, game: game.code, amount });
     await bet('won', 1_000n);
