@@ -25,7 +25,8 @@ export type WalletAction = (typeof WALLET_ACTIONS)[number];
 
 /**
  * The seamless wallet's outcomes, in our words (docs/games.md, "Seamless wallet"); the SQL
- * functions of migrations/20261125100000_provider_wallet.sql answer them, adapters word them.
+ * functions of migrations/20261125100000_provider_wallet.sql (bet, win and refund as rewritten in
+ * 20261126110000_provider_wallet_replays_and_redaction.sql) answer them, adapters word them.
  */
 export const WALLET_STATUSES = [
   'OK',
@@ -68,7 +69,7 @@ export interface WalletAnswer {
   /** Cents: after the call, or now for a refusal or a replay; null when no player is known. */
   balance: bigint | null;
   currency: string | null;
-  /** Our id of the recorded money call; null when nothing was recorded. */
+  /** Our id of the recorded money call; null when nothing was recorded, or on DUPLICATE_MISMATCH (the id names another call). */
   transactionId: string | null;
   /** The session token a launch token's redemption issued; later calls carry it. */
   session: string | null;
