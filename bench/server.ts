@@ -8,13 +8,13 @@ import { Type } from 'typebox';
 import { runPrimary } from '../src/cluster.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { one, openDatabase, sql } from '../src/platform/db/client.ts';
+import { commandDatabase, one, openDatabase, serverDatabase, sql } from '../src/platform/db/client.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 
 const config = loadConfig();
 const workers = Number(process.env.BENCH_WORKERS ?? '1');
 if (cluster.isPrimary && workers > 1) {
-  const migrating = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const migrating = await openDatabase(commandDatabase(config));
   await migrate(migrating);
   await migrating.close();
   let listening = 0;
@@ -25,7 +25,7 @@ if (cluster.isPrimary && workers > 1) {
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   process.exit(await runPrimary(workers, pino({ level: config.logLevel }).child({ role: 'bench primary' })));
 }
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const database = await openDatabase(serverDatabase(config));
 if (cluster.isPrimary) await migrate(database);
 
 const app = await buildApp(config, {

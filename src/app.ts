@@ -52,7 +52,7 @@ import { BodyTooDeepError } from './platform/errors.ts';
 import { Keyring } from './platform/crypto.ts';
 import type { Database } from './platform/db/client.ts';
 import { registerDrain } from './platform/http/drain.ts';
-import { frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerGuard } from './platform/http/guard.ts';
 import { logMixin } from './platform/http/request-log.ts';
 import { scheduleHousekeeping } from './platform/housekeeping.ts';
@@ -127,6 +127,9 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
+    clientErrorHandler,
+    // Node answers an HTTP/1.1 request without Host with an empty 400; the error handler answers it (error-handler.ts).
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const db = options.database.db;
@@ -139,8 +142,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const invalidation =
     redis !== undefined
       ? new RedisInvalidationBus(redis, app.log)
-      : database.url !== undefined
-        ? new PgInvalidationBus(database.url, app.log)
+      : database.url !== undefined && database.directUrl !== undefined
+        ? new PgInvalidationBus({ listen: database.directUrl, publish: database.url }, app.log)
         : new LocalInvalidationBus();
   const sessionStore = new CachedSessionStore(backingSessionStore(db, identity, redis, config.sessionLifetimeMin * 60), invalidation, {
     maxAgeMs: config.sessionCacheS * 1000,

@@ -12,7 +12,7 @@ import { formatSeedReport, seedDemo } from './modules/games/seed-demo.ts';
 import { createOrPromoteAdmin, UsageError } from './modules/users/admin-create.ts';
 import { UserIdentity } from './modules/users/identity.ts';
 import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';
-import { openDatabase, type Database } from './platform/db/client.ts';
+import { commandDatabase, openDatabase, type Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { connectRedis } from './platform/redis.ts';
@@ -36,7 +36,7 @@ Commands:
 `;
 
 async function withDatabase<T>(config: Config, work: (database: Database) => Promise<T>): Promise<T> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase(commandDatabase(config));
   try {
     await migrate(database);
     return await work(database);
@@ -96,7 +96,7 @@ async function run(command: string | undefined, args: string[]): Promise<number>
         return 0;
       }
       // Once, here, so the workers start on a migrated database instead of queueing on its lock.
-      const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const database = await openDatabase(commandDatabase(config));
       try {
         await migrate(database);
       } finally {
@@ -106,7 +106,7 @@ async function run(command: string | undefined, args: string[]): Promise<number>
     }
     case 'migrate': {
       const config = loadConfig();
-      const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const database = await openDatabase(commandDatabase(config));
       try {
         const applied = await migrate(database);
         console.log(applied.length === 0 ? 'Nothing to migrate.' : `Applied: ${applied.join(', ')}`);

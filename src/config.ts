@@ -11,6 +11,12 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL itself for LISTEN, leader locks, migrations and commands; DATABASE_URL unless set (a pooler in front: docs/production.md). */
+  databaseDirectUrl: string | undefined;
+  /** Named prepared statements on the pool: off behind a pooler (DATABASE_DIRECT_URL differs) unless DATABASE_PREPARED_STATEMENTS=on. */
+  databasePreparedStatements: boolean;
+  /** Connections of each process' pool on DATABASE_URL. */
+  databasePoolSize: number;
   redisUrl: string | undefined;
   appKey: Buffer;
   appUrl: string;
@@ -159,6 +165,15 @@ export function loadConfig(env: Env = process.env): Config {
   // A token alone turns the endpoint on; METRICS_ENABLED=off wins over it.
   const metricsEnabled = read(env, 'METRICS_ENABLED') ?? (metricsToken === undefined ? 'off' : 'on');
   if (metricsEnabled !== 'on' && metricsEnabled !== 'off') fail('METRICS_ENABLED', 'on or off', metricsEnabled);
+  const databaseUrl = url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', databaseUrl, ['postgres:', 'postgresql:']);
+  if (databaseUrl === undefined && databaseDirectUrl !== undefined) {
+    // Alone it would leave the service on the embedded database without a word.
+    throw new ConfigError('Invalid DATABASE_DIRECT_URL: it needs DATABASE_URL set too (the URL the pool connects to).');
+  }
+  // A direct URL of its own says DATABASE_URL is a pooler, which keeps no statement between transactions.
+  const prepared = read(env, 'DATABASE_PREPARED_STATEMENTS') ?? (databaseDirectUrl === databaseUrl ? 'on' : 'off');
+  if (prepared !== 'on' && prepared !== 'off') fail('DATABASE_PREPARED_STATEMENTS', 'on or off', prepared);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -167,7 +182,10 @@ export function loadConfig(env: Env = process.env): Config {
     host: read(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8000, 0, 65535),
     dataDir,
-    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseDirectUrl,
+    databasePreparedStatements: prepared === 'on',
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']),
     appKey: appKey(env, dataDir),
     appUrl,

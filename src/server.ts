@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openDatabase } from './platform/db/client.ts';
+import { openDatabase, serverDatabase } from './platform/db/client.ts';
 import { migrate } from './platform/db/migrate.ts';
 
 /** Seconds a shutdown may take before the process gives up on open connections. */
@@ -16,7 +16,7 @@ export interface ServeOptions {
 }
 
 export async function serve(config: Config, options: ServeOptions = {}): Promise<FastifyInstance> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase(serverDatabase(config));
   let app: FastifyInstance;
   try {
     if (options.migrated !== true) await migrate(database);

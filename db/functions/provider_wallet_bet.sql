@@ -13,6 +13,11 @@
 -- call both get past the first look only when they run at once; the later one then fails at
 -- the unique key and aborts with 40001 (provider_wallet_abort), undoing all it did, and its retry is a
 -- replay.
+--
+-- Replays and stored bodies: a replay must carry a token of a money session of the recorded
+-- bet's player (live or ended, so a delivery retried after the session ended is still a replay;
+-- once housekeeping pruned the session, 90 days on, nothing shows the player any more and the
+-- id is refused), and the payload is stored redacted.
 create or replace function provider_wallet_bet(
   p_provider_id bigint,
   p_token_hash text,
@@ -27,6 +32,7 @@ declare
   v_answer provider_wallet_answer;
   v_row provider_transactions;
   v_session record;
+  v_caller record;
   v_round provider_bets;
   v_available bigint;
   v_bet_id bigint;
@@ -34,8 +40,11 @@ begin
   -- A tombstone (no amount) is answered below, with the balance of the token's player.
   select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
   if found and v_row.amount is not null then
+    select s.user_id, s.currency into v_caller from game_sessions s
+      where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id and not s.demo;
     return provider_wallet_replay(v_row, v_row.kind = 'bet' and v_row.amount = p_amount and v_row.currency = p_currency
-      and v_row.round_id = p_round_id);
+      and v_row.round_id = p_round_id and v_row.user_id is not distinct from v_caller.user_id, v_caller.user_id,
+      v_caller.currency);
   end if;
   v_answer.replayed := false;
   v_answer.session_issued := false;
@@ -54,7 +63,7 @@ begin
   end if;
   if v_session.id is null or v_session.demo then
     if v_row.id is not null then
-      return provider_wallet_replay(v_row, v_row.kind = 'bet');
+      return provider_wallet_replay(v_row, v_row.kind = 'bet', null, null);
     end if;
     v_answer.outcome := 'INVALID_TOKEN';
   else
@@ -106,7 +115,7 @@ begin
   insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, amount, currency,
       outcome, payload)
     values (p_provider_id, p_transaction_id, 'bet', v_answer.user_id, v_bet_id, p_round_id, p_amount, p_currency,
-      v_answer.outcome, p_payload::jsonb)
+      v_answer.outcome, provider_payload_redacted(p_payload::jsonb))
     on conflict (provider_id, transaction_id) do nothing
     returning t.id into v_answer.transaction_ref;
   if not found then

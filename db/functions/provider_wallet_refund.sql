@@ -3,6 +3,9 @@
 -- refunded once whichever refund ids name it). A bet that moved nothing (refused) needs
 -- nothing back: OK. A bet never seen: a tombstone is written for its id and the refund is OK.
 -- Refused (not recorded): a round that has paid a win, a transaction that is not a bet.
+--
+-- Replays and stored bodies: a replay is answered for the player of the bet it names, looked
+-- up under that player's lock (as a win's), and the payload is stored redacted.
 create or replace function provider_wallet_refund(
   p_provider_id bigint,
   p_transaction_id text,
@@ -16,20 +19,18 @@ declare
   v_refunded bigint := 0;
   v_applied record;
 begin
-  for attempt in 1..2 loop
-    select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
-    if found then
-      return provider_wallet_replay(v_row, v_row.kind = 'refund' and v_row.bet_transaction_id = p_bet_transaction_id);
-    end if;
-    exit when attempt = 2;
-    v_answer.replayed := false;
-    v_answer.session_issued := false;
-    if not provider_wallet_enabled(p_provider_id) then
-      v_answer.outcome := 'PROVIDER_DISABLED';
-      return v_answer;
-    end if;
-    v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
-  end loop;
+  v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
+  select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
+  if found then
+    return provider_wallet_replay(v_row, v_row.kind = 'refund' and v_row.bet_transaction_id = p_bet_transaction_id
+      and v_row.user_id is not distinct from v_bet.user_id, v_bet.user_id, v_bet.currency);
+  end if;
+  v_answer.replayed := false;
+  v_answer.session_issued := false;
+  if not provider_wallet_enabled(p_provider_id) then
+    v_answer.outcome := 'PROVIDER_DISABLED';
+    return v_answer;
+  end if;
 
   if v_bet.user_id is not null then
     v_answer.user_id := v_bet.user_id;
@@ -67,7 +68,7 @@ begin
   insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, bet_transaction_id,
       amount, currency, outcome, payload)
     values (p_provider_id, p_transaction_id, 'refund', v_bet.user_id, v_bet.provider_bet_id, v_bet.round_id, p_bet_transaction_id,
-      v_refunded, v_bet.currency, 'OK', p_payload::jsonb)
+      v_refunded, v_bet.currency, 'OK', provider_payload_redacted(p_payload::jsonb))
     on conflict (provider_id, transaction_id) do nothing
     returning t.id into v_answer.transaction_ref;
   if not found then

@@ -3,6 +3,13 @@
 -- and adds it to the bet's round; round_closed settles the round. No session is needed: wins
 -- arrive after the session ended, and for a player disabled since. Refused (not recorded): an
 -- unknown or refused bet, a refunded bet, another round or currency than the bet's.
+--
+-- Replays and stored bodies: a replay is answered for the player of the bet it names (the
+-- same bet id, hence the same player, or DUPLICATE_MISMATCH), and the payload is stored
+-- redacted. A replay is answered for the named bet's player, so that bet is read (and its player
+-- locked) first, and the call's id is looked up once, under the lock: a delivery of this call
+-- that was running meanwhile has committed by then. (The first version looked before the lock,
+-- to answer a replay without it, and again after.)
 create or replace function provider_wallet_win(
   p_provider_id bigint,
   p_transaction_id text,
@@ -18,23 +25,19 @@ declare
   v_row provider_transactions;
   v_bet provider_transactions;
 begin
-  for attempt in 1..2 loop
-    -- The second look is under the player's lock: a delivery of this call that was running
-    -- meanwhile has committed now.
-    select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
-    if found then
-      return provider_wallet_replay(v_row, v_row.kind = 'win' and v_row.amount = p_amount and v_row.currency = p_currency
-        and v_row.bet_transaction_id = p_bet_transaction_id and v_row.round_id = p_round_id);
-    end if;
-    exit when attempt = 2;
-    v_answer.replayed := false;
-    v_answer.session_issued := false;
-    if not provider_wallet_enabled(p_provider_id) then
-      v_answer.outcome := 'PROVIDER_DISABLED';
-      return v_answer;
-    end if;
-    v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
-  end loop;
+  v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
+  select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
+  if found then
+    return provider_wallet_replay(v_row, v_row.kind = 'win' and v_row.amount = p_amount and v_row.currency = p_currency
+      and v_row.bet_transaction_id = p_bet_transaction_id and v_row.round_id = p_round_id
+      and v_row.user_id is not distinct from v_bet.user_id, v_bet.user_id, v_bet.currency);
+  end if;
+  v_answer.replayed := false;
+  v_answer.session_issued := false;
+  if not provider_wallet_enabled(p_provider_id) then
+    v_answer.outcome := 'PROVIDER_DISABLED';
+    return v_answer;
+  end if;
 
   if v_bet.user_id is not null then
     v_answer.user_id := v_bet.user_id;
@@ -66,7 +69,7 @@ begin
   insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, bet_transaction_id,
       amount, currency, outcome, payload)
     values (p_provider_id, p_transaction_id, 'win', v_bet.user_id, v_bet.provider_bet_id, p_round_id, p_bet_transaction_id, p_amount,
-      p_currency, 'OK', p_payload::jsonb)
+      p_currency, 'OK', provider_payload_redacted(p_payload::jsonb))
     on conflict (provider_id, transaction_id) do nothing
     returning t.id into v_answer.transaction_ref;
   if not found then

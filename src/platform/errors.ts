@@ -146,3 +146,6 @@ export function summarize(errors: FieldErrors): string {
   if (more === 0) return first;
   return `${first} (and ${more} more error${more === 1 ? '' : 's'})`;
 }
+
+/** 400: an HTTP request the server cannot take as one (a bad request line or header, no Host). */
+export class MalformedRequestError extends fixedError(400, 'malformed_request', 'Malformed HTTP request.') {}

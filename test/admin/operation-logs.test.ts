@@ -96,7 +96,7 @@ describe('operation log', () => {
     const logs = await countLogs(ctx());
     const refused = await admin.client.delete(`/api/admin/banks/${bankId}`);
     assert.equal(refused.status, 409);
-    assert.deepEqual(refused.json, { message: 'The bank still has bank cards.' });
+    assert.deepEqual(refused.json, { message: 'The bank has bank cards and cannot be deleted.' });
     assert.equal(await countLogs(ctx()), logs);
   });
 

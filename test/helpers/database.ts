@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/platform/db/client.ts';
-import { migrate } from '../../src/platform/db/migrate.ts';
+import { listMigrations, migrate, type Migration } from '../../src/platform/db/migrate.ts';
 
 /** Which database this run of the suite uses: `npm test` runs it once per backend. */
 export const backend: 'pglite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -20,12 +20,13 @@ export interface TestDatabase {
 
 /**
  * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on the
- * PostgreSQL server of TEST_DATABASE_URL, dropped afterwards. `migrated: false` leaves it empty.
+ * PostgreSQL server of TEST_DATABASE_URL, dropped afterwards. `migrations` (default: all) lets a
+ * test of a migration start from the schema before it; `migrated: false` leaves it empty.
  */
-export async function freshDatabase({ migrated = true } = {}): Promise<TestDatabase> {
+export async function freshDatabase(migrations: Migration[] = listMigrations(), { migrated = true } = {}): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const database = await openDatabase({ databaseUrl: undefined, dataDir: '', inMemory: true });
-    if (migrated) await migrate(database);
+    if (migrated) await migrate(database, migrations);
     return { database, url: undefined, drop: () => database.close() };
   }
   const admin = new URL(postgresUrl());
@@ -37,7 +38,7 @@ export async function freshDatabase({ migrated = true } = {}): Promise<TestDatab
   const url = new URL(admin);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 10 });
-  if (migrated) await migrate(database);
+  if (migrated) await migrate(database, migrations);
   return {
     database,
     url: url.toString(),

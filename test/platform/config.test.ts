@@ -147,4 +147,26 @@ describe('configuration', () => {
     assert.match(lines[0]!, /PORT/);
     assert.equal(result.stdout, '');
   });
+  test('behind a pooler: a direct URL of its own turns named prepared statements off unless they are turned on', () => {
+    const pooler = 'postgres://u:p@pgbouncer:6432/app';
+    const direct = 'postgres://u:p@db:5432/app';
+    const alone = loadConfig({ ...base(), DATABASE_URL: direct });
+    assert.equal(alone.databaseDirectUrl, direct);
+    assert.equal(alone.databasePreparedStatements, true);
+    assert.equal(alone.databasePoolSize, 10);
+    const behind = loadConfig({ ...base(), DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct, DATABASE_POOL_SIZE: '20' });
+    assert.equal(behind.databaseUrl, pooler);
+    assert.equal(behind.databaseDirectUrl, direct);
+    assert.equal(behind.databasePreparedStatements, false);
+    assert.equal(behind.databasePoolSize, 20);
+    // PgBouncer 1.21 or newer with max_prepared_statements keeps them.
+    const kept = loadConfig({ ...base(), DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct, DATABASE_PREPARED_STATEMENTS: 'on' });
+    assert.equal(kept.databasePreparedStatements, true);
+    assert.equal(loadConfig({ ...base(), DATABASE_URL: direct, DATABASE_PREPARED_STATEMENTS: 'off' }).databasePreparedStatements, false);
+    assert.equal(loadConfig(base()).databaseDirectUrl, undefined);
+    rejects({ DATABASE_DIRECT_URL: direct }, 'DATABASE_DIRECT_URL');
+    rejects({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: 'mysql://db/app' }, 'DATABASE_DIRECT_URL');
+    rejects({ DATABASE_URL: pooler, DATABASE_PREPARED_STATEMENTS: 'yes' }, 'DATABASE_PREPARED_STATEMENTS');
+    rejects({ DATABASE_URL: pooler, DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE');
+  });
 });

@@ -214,7 +214,7 @@ describe('function files migrated from two connections at once', { skip: backend
   }
 
   test('on an empty database, one applies every migration and function file and the other finds nothing left', async () => {
-    const testDb = await freshDatabase({ migrated: false });
+    const testDb = await freshDatabase(undefined, { migrated: false });
     try {
       const answers = await twoConnections(testDb, (database) => migrate(database));
       const everything = [

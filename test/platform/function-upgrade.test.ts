@@ -13,7 +13,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 import { definitions, type Definitions } from '../helpers/function-files.ts';
 
 /** The last commit whose migrations held the function bodies (before db/functions/). */
-const BEFORE_FUNCTION_FILES = 'daf58f6f2a22e0532a4891a741528b76071c1940';
+const BEFORE_FUNCTION_FILES = 'fcd03791b1654c9b8bb92c27ab67c4ee6d0f5fa1';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 function git(args: string[]): string | undefined {
@@ -59,7 +59,7 @@ describe(
     const stops = ['20261123100200_wallet_storage', '20261124090000_pay_topup', '20261125110000_draws', undefined];
     for (const stop of stops) {
       test(`migrated up to ${stop ?? 'its last migration'}, it upgrades to the functions and triggers of a fresh database`, async () => {
-        const upgraded = await freshDatabase({ migrated: false });
+        const upgraded = await freshDatabase(undefined, { migrated: false });
         try {
           const applied = old!.filter((migration) => stop === undefined || migration.name <= stop);
           await migrateTheOldWay(upgraded.database, applied);

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { rows, sql } from '../../src/platform/db/client.ts';
-import { Client, currentTotp, uniqueEmail, useApp, type Response } from '../helpers/app.ts';
+import { signBody } from '../../src/platform/signature.ts';
+import { demoDriver, send, type KitCall, type Sent } from '../games/helpers.ts';
+import { seat } from '../games/kit.ts';
+import { Client, currentTotp, uniqueEmail, useApp, type Response, type SignedIn } from '../helpers/app.ts';
 
 interface Seen {
   method: string;
@@ -18,6 +22,13 @@ class RecordingClient extends Client {
     this.seen.push({ method, url, res });
     return res;
   }
+}
+
+/** A recording client signed in as `user` (it takes over the user's cookies). */
+function recording(app: FastifyInstance, user: SignedIn): RecordingClient {
+  const client = new RecordingClient(app);
+  for (const [name, value] of user.client.jar) client.jar.set(name, value);
+  return client;
 }
 
 /** What a response shows besides its Set-Cookie headers (cookies legitimately carry the session id). */
@@ -120,5 +131,51 @@ describe('no secret in any response', () => {
     for (const code of codes) assert.ok(!dump.includes(code));
     assert.ok(!dump.includes(password));
     assert.match(row!.password!, /^\$argon2id\$/);
+  });
+
+  test('a wallet callback’s launch token, session token and signature, and the provider’s wallet secret, appear in no provider-bet view', async () => {
+    const t = ctx();
+    const { provider, game, player, launched, session } = await seat(t, demoDriver);
+    const at = Math.floor(Date.now() / 1000);
+    const sent: Sent[] = [];
+    const call = async (made: KitCall) => {
+      const answered = await send(t, demoDriver, provider, made, { at });
+      assert.equal(answered.res.status, 200, answered.res.text);
+      sent.push(answered);
+      return answered;
+    };
+    const bet = (round: string, amount: bigint) =>
+      call({ action: 'bet', token: session, transactionId: `${round}-bet`, roundId: round, game: game.code, amount });
+    await bet('won', 1_000n);
+    await call({ action: 'win', transactionId: 'won-win', betTransactionId: 'won-bet', roundId: 'won', amount: 2_000n, roundClosed: true });
+    await bet('refunded', 500n);
+    await call({ action: 'refund', transactionId: 'refunded-refund', betTransactionId: 'refunded-bet' });
+    await bet('open', 300n);
+    assert.equal((await bet('refused', 1_000_000n)).answer?.status, 'INSUFFICIENT_FUNDS');
+
+    const admin = recording(t.app, await t.withRole('admin'));
+    const own = recording(t.app, player);
+    await own.get('/api/provider-bets');
+    const rounds = ((await admin.get(`/api/admin/provider-bets?user_id=${player.id}`)).json as { data: { id: number }[] }).data;
+    assert.equal(rounds.length, 3);
+    await admin.get('/api/admin/provider-bets');
+    for (const round of rounds) await admin.get(`/api/admin/provider-bets/${round.id}`);
+    await admin.get(`/api/admin/providers/${provider.id}`);
+
+    const secrets: [string, string][] = [
+      ['launch token', launched.token],
+      ['session token', session],
+      ['wallet secret', provider.secret],
+      ...sent.map(({ raw }): [string, string] => ['signature', signBody(provider.secret, raw, at).split('v1=')[1]!]),
+    ];
+    const seen = [...own.seen, ...admin.seen];
+    assert.ok(seen.every(({ res }) => res.status === 200));
+    assert.ok(
+      seen.some(({ res }) => res.text.includes('"payload":{')),
+      'the views showed the calls’ bodies',
+    );
+    for (const { method, url, res } of seen) {
+      for (const [what, value] of secrets) assert.ok(!visible(res).includes(value), `${what} in ${method} ${url}`);
+    }
   });
 });

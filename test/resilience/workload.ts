@@ -53,6 +53,8 @@ export interface Workload {
   players: { browser: Browser; id: number }[];
   /** A player with no money: the refusals' sender. */
   broke: { browser: Browser; id: number };
+  /** The super-admin who confirms top-ups. */
+  operator: { browser: Browser; id: number };
   /** Ledger lines before the load (the players' funds). */
   fundingLines: number;
 }
@@ -230,7 +232,7 @@ export async function prepareWorkload(admin: pg.Client, db: Db, urls: string[], 
   const longest = Math.max(...lists.map((list) => list.length));
   for (let i = 0; i < longest; i++) for (const list of lists) if (i < list.length) ops.push(list[i]!);
   const fundingLines = await countLines(admin);
-  return { ops, players, broke, fundingLines };
+  return { ops, players, broke, operator, fundingLines };
 }
 
 export async function countLines(admin: pg.Client): Promise<number> {

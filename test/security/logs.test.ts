@@ -4,9 +4,12 @@ import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { one } from '../../src/platform/db/client.ts';
+import { signBody } from '../../src/platform/signature.ts';
 import { loggableError } from '../../src/platform/log-safety.ts';
 import { currentTotp, uniqueEmail, useApp } from '../helpers/app.ts';
+import * as wallet from '../games/helpers.ts';
 import { createGame, createProvider } from '../games/support.ts';
+import { fund } from '../withdrawals/helpers.ts';
 
 const lines: string[] = [];
 const stream = new PassThrough();
@@ -66,6 +69,54 @@ describe('the log', () => {
     const log = lines.join('\n');
     assert.ok(log.includes('/games/demo/play?token=[redacted]'), 'the page request was logged, its token redacted');
     assert.equal(log.includes(token), false, 'the log contains the launch token');
+  });
+
+  test('a wallet callback’s tokens, signature and body never reach the log, whether it is applied, refused or rejected', async () => {
+    const t = ctx();
+    // Made through the admin API, as in the test above (whose helpers name providers alike).
+    const admin = (await t.withRole('super-admin')).client;
+    const secret = 'the-wallet-secret-of-a-provider';
+    const created = await createProvider(admin, { wallet_secret: secret });
+    const provider = { id: created.id, code: created.code, secret };
+    const game = await createGame(admin, provider.id);
+    const player = await t.player();
+    await fund(t, player.id, 1_000n);
+    const launched = await wallet.launch(t, { userId: player.id, providerId: provider.id, gameId: game.id });
+    const at = Math.floor(Date.now() / 1000);
+    const from = lines.length;
+    const call = (made: wallet.KitCall, options: wallet.SendOptions = {}) =>
+      wallet.send(t, wallet.demoDriver, provider, made, { at, ...options });
+    const session = (await call({ action: 'balance', token: launched.token })).answer!.session!;
+    const placed: wallet.KitCall = {
+      action: 'bet',
+      token: session,
+      transactionId: 'log-bet',
+      roundId: 'log-round',
+      game: game.code,
+      amount: 100n,
+    };
+    const sent = [
+      await call(placed),
+      await call({ ...placed, transactionId: 'log-too-much', amount: 1_000_000n }),
+      await call({ ...placed, amount: 200n }),
+      await call({ ...placed, transactionId: 'log-unsigned' }, { secret: 'not-the-secret' }),
+      await call({ ...placed, transactionId: 'log-unreadable' }, { raw: JSON.stringify({ token: session, amount: 'lots' }) }),
+    ];
+    assert.deepEqual(
+      sent.map((answer) => answer.answer?.status ?? answer.res.status),
+      ['OK', 'INSUFFICIENT_FUNDS', 'DUPLICATE_MISMATCH', 401, 422],
+    );
+    const log = lines.slice(from).join('\n');
+    assert.ok(log.includes('wallet call refused'), 'the refusals were logged');
+    for (const [what, value] of [
+      ['launch token', launched.token],
+      ['session token', session],
+      ['wallet secret', provider.secret],
+      ...sent.map(({ raw }) => ['signature', signBody(provider.secret, raw, at).split('v1=')[1]!]),
+      ['body', '"transaction_id"'],
+    ]) {
+      assert.equal(log.includes(value!), false, `the log contains the ${what}`);
+    }
   });
 
   test('a failed query is logged without its parameters', () => {

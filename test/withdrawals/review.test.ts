@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { rows } from '../../src/platform/db/client.ts';
@@ -194,5 +195,41 @@ describe('reviewing withdrawals', () => {
     );
     const [row] = await rows<{ status: number }>(t.db, sql`select status from withdrawals where id = ${withdrawal.id}`);
     assert.equal(Number(row!.status), 2);
+  });
+});
+
+describe('a payout notification for a withdrawal that was never approved', () => {
+  const logged: { level: number; msg?: string; withdrawalId?: number; reported?: string }[] = [];
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logged.push(JSON.parse(line) as (typeof logged)[number]);
+  });
+  const ctx = useApp({ LOG_LEVEL: 'error' }, { logStream });
+
+  test('pending, or rejected while pending: a 409 for manual review and an error line naming it; nothing moves', async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    const player = await t.player();
+    await fund(t, player.id, 10_000n);
+    const pending = await requestWithdrawal(player.client, 25);
+    const rejected = await requestWithdrawal(player.client, 30);
+    await admin.client.post(`/api/admin/withdrawals/${rejected.id}/reject`, { reason: 'fraud suspected' });
+
+    for (const [withdrawal, name, status] of [
+      [pending, 'pending', 0],
+      [rejected, 'rejected', 3],
+    ] as const) {
+      const { reference } = dataOf(await admin.client.get(`/api/admin/withdrawals/${withdrawal.id}`));
+      const res = await payoutWebhook(t, { reference, status: 'paid', amount: withdrawal.amount });
+      assert.deepEqual(
+        [res.status, res.json],
+        [409, { message: `The withdrawal is ${name}; the payout notification needs manual review.` }],
+      );
+      assert.equal(dataOf(await admin.client.get(`/api/admin/withdrawals/${withdrawal.id}`)).status, status);
+      const line = logged.find((entry) => entry.withdrawalId === withdrawal.id);
+      assert.equal(line?.level, 50, `an error line for withdrawal ${withdrawal.id}`);
+      assert.equal(line.reported, 'paid');
+    }
+    assert.equal(await balanceOf(t.db, player.id), 7_500n, 'the rejected one was refunded once; the pending one is still held');
   });
 });

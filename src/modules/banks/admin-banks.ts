@@ -31,7 +31,8 @@ export const banksResource = defineResource({
   filters: { code: equals(banks.code, Type.String()), currenry: equals(banks.currenry, Type.String({ pattern: '^[A-Z]{3}$' })) },
   search: [banks.name, banks.code],
   unique: [{ field: 'code', column: banks.code }],
-  inUse: 'The bank still has bank cards.',
+  // Cards are users' records: deleting them is the operator's choice (a user's go with the user).
+  inUse: { record: 'bank', keptBy: { bank_cards: 'has bank cards' } },
   values: async (body) => ({
     name: body.name,
     code: body.code,

@@ -2,6 +2,7 @@ import { and, getTableColumns, inArray, sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { IdempotencyKeyHeaders, idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
@@ -128,7 +129,7 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
         summary:
           'Bet on the open draw: the stake leaves the balance at once; refused (422) once betting closed, in maintenance, outside the min/max bet or beyond the balance; an Idempotency-Key header makes a retry answer the first bet',
         params: GameParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        headers: IdempotencyKeyHeaders,
         body: BetBody,
         response: { 201: Type.Object({ data: BetRecord }), ...errorResponses },
       },
@@ -140,7 +141,7 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
         selection: request.body.selection,
         amount: request.body.amount,
         drawId: request.body.draw_id,
-        idempotencyKey: request.headers['idempotency-key'],
+        idempotencyKey: idempotencyKeyOf(request.headers),
       });
       return reply.code(201).send({ data: presentBet(bet) });
     },

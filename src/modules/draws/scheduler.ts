@@ -65,6 +65,8 @@ export class DrawScheduler {
   #queue: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  /** Whether the last tick led, so each change of leader is logged once (which instance leads is in the logs). */
+  #leading = false;
   /** Games whose stored settings were reported unusable, with the settings reported (warned once each). */
   readonly #reported = new Map<number, string>();
 
@@ -108,11 +110,23 @@ export class DrawScheduler {
     clearTimeout(this.#timer);
     await this.#queue;
     await this.#lock.release();
+    this.#lead(false);
+  }
+
+  #lead(leading: boolean): void {
+    if (leading === this.#leading) return;
+    this.#leading = leading;
+    this.#log.info(leading ? 'draw scheduler: this instance leads' : 'draw scheduler: this instance no longer leads');
   }
 
   async #tick(now: Date): Promise<TickReport> {
     const report: TickReport = { leader: false, closed: 0, drawn: 0, settled: 0, opened: 0, failures: 0 };
-    if (!(await this.#lock.acquire())) return report;
+    const leading = await this.#lock.acquire().catch((error: unknown) => {
+      this.#lead(false);
+      throw error;
+    });
+    this.#lead(leading);
+    if (!leading) return report;
     report.leader = true;
     const step = async (what: string, work: () => Promise<void>) => {
       try {

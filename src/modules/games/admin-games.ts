@@ -44,6 +44,7 @@ export const gamesResource = defineResource({
   },
   search: [games.name, games.code],
   unique: [{ field: 'code', column: games.code }],
+  inUse: { record: 'game', keptBy: { draws: 'has draws', draw_bets: 'has bets' }, disable: true },
   // An in-house game is a draw game: its type must be one of the draw game types, and its
   // settings are checked and stored in full for that type (docs/draws.md). A change of either
   // is checked against the other as the record will be.

@@ -53,7 +53,9 @@ export function providerGamesResource(ctx: AppContext, storage: Storage) {
     },
     search: [providerGames.name, providerGames.slug, providerGames.code],
     unique: [{ field: 'slug', column: providerGames.slug }],
-    inUse: 'The game has been launched and cannot be deleted; disable it instead.',
+    // Its rounds (provider_bets) have no foreign key; the newest money session of every game that
+    // was played is kept from housekeeping for them (20261126090200), so the launches keep it.
+    inUse: { record: 'game', keptBy: { game_sessions: 'has been launched' }, disable: true },
     // Before the transaction: with an object store, looking a file up is a network call.
     prepare: async (body) => {
       const thumbnail = body.thumbnail;

@@ -7,6 +7,7 @@ import type { GameAdapters } from './adapters/adapter.ts';
 import { CATALOGUE_TOPIC } from './catalogue.ts';
 import { AdminProviderRecord, Flag, providerFields, slugSchema, SortField } from './catalogue-records.ts';
 import { providers } from './tables.ts';
+import { providerBets, providerTransactions } from './wallet-tables.ts';
 
 const ProviderBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -42,7 +43,17 @@ export function providersResource(ctx: AppContext, adapters: GameAdapters) {
     },
     search: [providers.name, providers.code],
     unique: [{ field: 'code', column: providers.code }],
-    inUse: 'The provider has games and cannot be deleted; disable it instead.',
+    inUse: {
+      record: 'provider',
+      keptBy: { provider_games: 'has games', game_sessions: 'has game launches' },
+      // No foreign keys on the bet path (20261125100000): a provider's rounds and wallet calls,
+      // even refused ones made with no session, are looked up through their unique keys.
+      unkeyed: [
+        { column: providerBets.providerId, says: 'has bets' },
+        { column: providerTransactions.providerId, says: 'has wallet transactions' },
+      ],
+      disable: true,
+    },
     values: async (body) => {
       if (body.adapter !== undefined && adapters.get(body.adapter) === undefined) {
         throw ValidationError.field('adapter', 'The selected adapter is invalid.');

@@ -29,7 +29,9 @@ export const ProviderTransactionRecord = Type.Object({
   amount: Type.Union([Type.Number(), Type.Null()], { description: 'Stake, win, or the stake a refund gave back.' }),
   currency: Type.Union([Type.String(), Type.Null()]),
   outcome: Type.String({ description: 'What the wallet answered: `OK` or a refusal code.' }),
-  payload: Type.Unknown({ description: 'The signed request body, as received.' }),
+  payload: Type.Unknown({
+    description: 'The signed request body, its credentials (tokens, secrets, signatures) stored as "[redacted]".',
+  }),
   created_at: Type.String({ format: 'date-time' }),
 });
 

@@ -16,7 +16,8 @@ const tags = ['Provider bets'];
 
 /**
  * The rounds the seamless wallet records: the player's own (`GET /api/provider-bets`) and the
- * operators' (`/api/admin/provider-bets`, read-only; the detail carries the raw payloads).
+ * operators' (`/api/admin/provider-bets`, read-only; the detail carries the calls' bodies, stored
+ * with their credentials redacted by the wallet functions).
  */
 export function registerProviderBetRoutes(app: App, ctx: AppContext): void {
   registerCustomerList(app, ctx, {
@@ -58,7 +59,7 @@ export function registerProviderBetRoutes(app: App, ctx: AppContext): void {
       config: { permission: 'provider-bets.view', pathRecord: { param: 'provider_bet', exists: idExists(providerBets) } },
       schema: {
         tags: ['Admin: provider bets'],
-        summary: 'One round with its money calls and their raw signed payloads',
+        summary: 'One round with its money calls and their signed payloads (credentials redacted)',
         params: Type.Object({ provider_bet: Type.Integer({ minimum: 1, maximum: MAX_ID }) }),
         response: { 200: Type.Object({ data: AdminProviderBetRecord }), ...errorResponses },
       },

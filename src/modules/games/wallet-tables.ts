@@ -27,7 +27,7 @@ export const providerBets = pgTable(
 
 export const PROVIDER_BET_STATUS = { open: 0, settled: 1, refunded: 2 } as const;
 
-/** Every money call by the provider's transaction id, with the raw signed body kept for disputes. */
+/** Every money call by the provider's transaction id, with its signed body kept for disputes (credentials redacted). */
 export const providerTransactions = pgTable(
   'provider_transactions',
   {

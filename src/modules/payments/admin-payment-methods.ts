@@ -41,7 +41,7 @@ export function paymentMethodsResource(gateways: PaymentGateways) {
     },
     search: [paymentMethods.name, paymentMethods.code],
     unique: [{ field: 'code', column: paymentMethods.code }],
-    inUse: 'The payment method has top-ups and cannot be deleted; disable it instead.',
+    inUse: { record: 'payment method', keptBy: { topups: 'has top-ups' }, disable: true },
     values: async (body, w) => {
       const check = new FieldCheck();
       if (body.gateway !== undefined && gateways.get(body.gateway) === undefined) check.add('gateway', 'The selected gateway is invalid.');

@@ -36,7 +36,6 @@ export const MESSAGES = {
   lastSuperAdminRole: 'The last super-admin cannot lose the role.',
   lastSuperAdminDisabled: 'The last super-admin cannot be disabled.',
   lastSuperAdminDeleted: 'The last super-admin cannot be deleted.',
-  inUse: 'The user has records that must be kept.',
 };
 
 /** The body the hooks see: the password hashed by `prepare` before the transaction opens. */
@@ -112,7 +111,20 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
     },
     search: [users.name, users.email],
     unique: [{ field: 'email', column: users.email }],
-    inUse: MESSAGES.inUse,
+    // A user's money and play are history (a balance keeps its ledger lines); their sessions, role
+    // links and bank cards go with them, and records that only name them (a reviewer, a referrer) forget them.
+    inUse: {
+      record: 'user',
+      keptBy: {
+        balances: 'has a balance',
+        topups: 'has top-ups',
+        topup_counters: 'has paid top-ups',
+        withdrawals: 'has withdrawals',
+        game_sessions: 'has launched games',
+        draw_bets: 'has draw bets',
+      },
+      disable: true,
+    },
     prepare: async (body): Promise<UserBody> => {
       if (body.password_confirmation !== undefined && body.password_confirmation !== body.password) {
         throw ValidationError.field('password', 'The password field confirmation does not match.');

@@ -5,6 +5,7 @@ import { mustExist } from '../../platform/admin/rules.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idExists } from '../../platform/db/exists.ts';
 import { ConflictError, ValidationError } from '../../platform/errors.ts';
+import { IdempotencyKeyHeaders, idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
@@ -36,7 +37,7 @@ const balancesResource = defineResource({
   record: BalanceRecord,
   createBody: BalanceBody,
   filters: { user_id: equals(balances.userId, IdFilter), currency: equals(balances.currency, CurrencyFilter) },
-  inUse: 'The balance has ledger lines and cannot be deleted.',
+  inUse: { record: 'balance', keptBy: { ledger_entries: 'has ledger lines' } },
   values: async (body, { tx, existing }) => {
     if (body.amount !== undefined) {
       throw ValidationError.field('amount', 'The amount cannot be set directly; use POST /api/admin/balances/{balance}/adjust.');
@@ -93,17 +94,17 @@ export function registerAdminWalletRoutes(app: App, ctx: AppContext, wallet: Wal
         tags: ['Admin: balances'],
         summary: 'Move money by hand: one `adjustment` ledger line (an Idempotency-Key header makes a retry safe)',
         params: BalanceParams,
+        headers: IdempotencyKeyHeaders,
         body: AdjustBody,
         response: { 200: Type.Object({ data: BalanceRecord }), ...errorResponses },
       },
     },
     async (request) => {
-      const header = request.headers['idempotency-key'];
       const adjustment = {
         balanceId: request.params.balance,
         amount: request.body.amount,
         reason: request.body.reason,
-        idempotencyKey: typeof header === 'string' ? header : undefined,
+        idempotencyKey: idempotencyKeyOf(request.headers),
       };
       return { data: presentBalance(await wallet.adjust(request, adjustment, currentUser(request).id)) };
     },

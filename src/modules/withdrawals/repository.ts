@@ -56,11 +56,9 @@ export async function findWithdrawal(db: Db, id: number): Promise<WithdrawalRow 
   return row;
 }
 
-export async function findWithdrawalByReference(db: Db, gateway: string, reference: string): Promise<WithdrawalRow | undefined> {
-  const [row] = await db
-    .select(withdrawalFields)
-    .from(withdrawals)
-    .where(and(eq(withdrawals.publicId, reference), eq(withdrawals.payoutGateway, gateway)));
+/** The withdrawal a payout gateway knows by `reference`, whichever gateway (if any) it was sent to. */
+export async function findWithdrawalByReference(db: Db, reference: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await db.select(withdrawalFields).from(withdrawals).where(eq(withdrawals.publicId, reference));
   return row;
 }
 

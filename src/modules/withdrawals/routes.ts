@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
+import { IdempotencyKeyHeaders, idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
@@ -36,7 +37,7 @@ export function registerWithdrawalRoutes(app: App, ctx: AppContext, service: Wit
         tags,
         summary:
           'Ask for a withdrawal to a PIX key: the amount is held at once; an Idempotency-Key header makes a retry answer the first result',
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        headers: IdempotencyKeyHeaders,
         body: CreateBody,
         response: { 201: Type.Object({ data: WithdrawalRecord }), ...errorResponses },
       },
@@ -49,7 +50,7 @@ export function registerWithdrawalRoutes(app: App, ctx: AppContext, service: Wit
         accountType: body.account_type,
         payeeAccount: body.payee_account,
         amount: body.amount,
-        idempotencyKey: request.headers['idempotency-key'],
+        idempotencyKey: idempotencyKeyOf(request.headers),
       });
       return reply.code(201).send({ data: presentWithdrawal(withdrawal) });
     },

@@ -24,8 +24,6 @@ import {
 } from './repository.ts';
 import { WITHDRAWAL_STATUS } from './tables.ts';
 
-/** Keys a client may send as Idempotency-Key: printable ASCII without spaces, as the IETF draft has it. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,100}$/;
 /** A settings change between reading and requesting makes `request_withdrawal` answer `stale`. */
 const SETTINGS_ATTEMPTS = 5;
 
@@ -40,7 +38,7 @@ export interface WithdrawalRequest {
   accountType: PixKeyType;
   payeeAccount: string;
   amount: unknown;
-  /** The Idempotency-Key header, if the client sent one. */
+  /** The Idempotency-Key the client sent (platform/http/idempotency-key.ts), if any. */
   idempotencyKey: string | undefined;
 }
 
@@ -80,9 +78,6 @@ export class WithdrawalService {
     const key = normalizePixKey(input.accountType, input.payeeAccount);
     if ('error' in key) check.add('payee_account', key.error);
     const requestKey = input.idempotencyKey;
-    if (requestKey !== undefined && !IDEMPOTENCY_KEY.test(requestKey)) {
-      check.add('idempotency_key', 'The Idempotency-Key header must be 1 to 100 printable characters without spaces.');
-    }
     check.throwIfFailed();
     const payeeAccount = (key as { key: string }).key;
     const digest =
@@ -204,8 +199,9 @@ export class WithdrawalService {
     if (gateway === undefined) throw new NotFoundError();
     const event = gateway.verifyPayoutWebhook(rawBody, headers, new Date());
     const context = { gateway: gateway.code, reference: event.reference };
-    const row = await findWithdrawalByReference(this.#ctx.db, gateway.code, event.reference);
-    if (row === undefined) {
+    const row = await findWithdrawalByReference(this.#ctx.db, event.reference);
+    // Another gateway's payout is not this one's to report: unknown here, as a reference never made.
+    if (row === undefined || (row.payout_gateway !== null && row.payout_gateway !== gateway.code)) {
       log.warn(context, 'payout notification for an unknown withdrawal');
       throw new NotFoundError();
     }
@@ -217,6 +213,9 @@ export class WithdrawalService {
       );
       throw ValidationError.field('amount', 'The amount does not match the withdrawal.');
     }
+
+    // Never approved (pending, or rejected from pending): no payout was asked for, yet one is reported.
+    if (row.payout_gateway === null) throw contradiction(log, { ...context, withdrawalId: row.id }, row.status, event.status);
 
     const action = event.status === 'paid' ? 'complete' : 'fail';
     const target = event.status === 'paid' ? WITHDRAWAL_STATUS.paid : WITHDRAWAL_STATUS.failed;
@@ -230,13 +229,15 @@ export class WithdrawalService {
       return { withdrawalId: row.id, status: outcome.status, duplicate: false };
     }
     if (outcome.status === target) return { withdrawalId: row.id, status: outcome.status, duplicate: true };
-    log.error(
-      { ...context, withdrawalId: row.id, status: outcome.status, reported: event.status },
-      'payout notification contradicts the withdrawal status; needs manual review',
-    );
-    throw new ConflictError(
-      `The withdrawal is ${STATUS_NAMES[outcome.status] ?? 'unknown'}; the payout notification needs manual review.`,
-      'payout_contradicts_status',
-    );
+    throw contradiction(log, { ...context, withdrawalId: row.id }, outcome.status, event.status);
   }
+}
+
+/** A payout notification the withdrawal's status contradicts: a 409, and an error line for an operator to review. */
+function contradiction(log: FastifyBaseLogger, context: Record<string, unknown>, status: number, reported: string): ConflictError {
+  log.error({ ...context, status, reported }, 'payout notification contradicts the withdrawal status; needs manual review');
+  return new ConflictError(
+    `The withdrawal is ${STATUS_NAMES[status] ?? 'unknown'}; the payout notification needs manual review.`,
+    'payout_contradicts_status',
+  );
 }

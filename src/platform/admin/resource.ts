@@ -31,17 +31,19 @@
  * password hashing; what it returns is the body the other hooks see), `values` (body → column
  * values, undefined left alone, inside the transaction; may throw ValidationError), `afterWrite`
  * (join tables), `beforeDelete` (refusals), `afterCommit` (side effects that must not run on
- * rollback, e.g. ending sessions). `actions` limits the routes.
+ * rollback, e.g. ending sessions). `actions` limits the routes. `inUse` words the 409 of a delete
+ * that other records' history keeps from happening (in-use.ts); without it the 409 still names the
+ * referring table.
  */
 import type { FastifyRequest } from 'fastify';
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns, getTableName, sql } from 'drizzle-orm';
 import type { PgColumn, PgInsertValue, SelectedFields } from 'drizzle-orm/pg-core';
 import { Type, type Static, type TInteger, type TObject, type TSchema } from 'typebox';
 import type { AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
-import { errorCode, isUniqueViolation, type Db } from '../db/client.ts';
+import { isUniqueViolation, type Db } from '../db/client.ts';
 import { idExists } from '../db/exists.ts';
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../errors.ts';
 import type { App } from '../http/app.ts';
 import { currentUser } from '../http/guard.ts';
 import { columnPresenter } from '../http/record.ts';
@@ -58,6 +60,7 @@ import {
   type ListTable,
   type RowOf,
 } from '../pagination/list.ts';
+import { deleteUnlessKept, recordDeleteRule, type InUse } from './in-use.ts';
 import { adminTransaction } from './operation-log.ts';
 import { mustBeUnique, takenError } from './rules.ts';
 import { partialUpdate } from '../validation.ts';
@@ -124,8 +127,8 @@ export interface AdminResource<T extends ListTable, S extends SelectedFields, R 
   actions?: Action[];
   createBody?: B;
   unique?: UniqueRule[];
-  /** Message of the 409 when a delete is refused by a foreign key (rows still refer to it). */
-  inUse?: string;
+  /** What keeps a record from being deleted: the 409's wording per referring table (in-use.ts). */
+  inUse?: InUse;
   prepare?(body: BodyOf<B>, action: 'create' | 'update'): Promise<P>;
   values?(body: P, w: WriteContext<RowOf<S>>): Promise<Values<T>>;
   afterWrite?(id: number, body: P, w: WriteContext<RowOf<S>>): Promise<void>;
@@ -346,6 +349,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
   }
 
   if (actions.has('delete')) {
+    recordDeleteRule(app, { path: resource.path, table: getTableName(table), inUse: resource.inUse });
     app.delete(
       itemPath,
       {
@@ -359,13 +363,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
           const row = await loadRecord(tx, source, id, true);
           if (row === undefined) throw new NotFoundError();
           await resource.beforeDelete?.(row, { ctx, request, actor, tx, existing: row });
-          try {
-            await tx.delete(table).where(eq(table.id, id));
-          } catch (error) {
-            if (['23503', '23001'].includes(errorCode(error) ?? '') && resource.inUse !== undefined)
-              throw new ConflictError(resource.inUse);
-            throw error;
-          }
+          await deleteUnlessKept(tx, table, id, resource.inUse);
           return row;
         });
         await resource.afterCommit?.({ action: 'delete', id, body: undefined, before, after: undefined, actor, request });

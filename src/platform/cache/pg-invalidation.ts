@@ -18,11 +18,21 @@ export async function notifyInvalidation(db: Db, topic: string, key?: string, or
 }
 
 /**
+ * Where an instance listens and where it sends: LISTEN needs a server session of its own, so it
+ * goes to PostgreSQL itself (DATABASE_DIRECT_URL); a NOTIFY is one statement, which a transaction
+ * pooler (DATABASE_URL) carries as well and without a server connection held for it.
+ */
+export interface PgChannelUrls {
+  listen: string;
+  publish: string;
+}
+
+/**
  * PostgreSQL's LISTEN/NOTIFY as the channel. Listening holds a connection of its own, outside the
  * pool, opened again (with backoff) whenever it is lost.
  */
 class PgChannel implements Channel {
-  readonly #connectionString: string;
+  readonly #listenUrl: string;
   readonly #publisher: pg.Pool;
   readonly #log: FastifyBaseLogger | undefined;
   readonly sendFailed = 'NOTIFY failed';
@@ -31,11 +41,11 @@ class PgChannel implements Channel {
   #failures = 0;
   #retry: NodeJS.Timeout | undefined;
 
-  constructor(connectionString: string, log?: FastifyBaseLogger) {
-    this.#connectionString = connectionString;
+  constructor(urls: PgChannelUrls, log?: FastifyBaseLogger) {
+    this.#listenUrl = urls.listen;
     this.#log = log;
     // Publishing borrows one short connection at a time; the app's pool is not reachable from here.
-    this.#publisher = new pg.Pool({ connectionString, max: 2, idleTimeoutMillis: 10_000 });
+    this.#publisher = new pg.Pool({ connectionString: urls.publish, max: 2, idleTimeoutMillis: 10_000 });
     this.#publisher.on('error', () => undefined);
   }
 
@@ -44,7 +54,7 @@ class PgChannel implements Channel {
   }
 
   async #listen(events: ChannelEvents): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#connectionString });
+    const client = new pg.Client({ connectionString: this.#listenUrl, application_name: 'croupier: cache invalidation' });
     this.#client = client;
     client.on('notification', (message) => {
       if (message.channel === PG_INVALIDATION_CHANNEL && message.payload !== undefined) events.message(message.payload);
@@ -109,7 +119,7 @@ class PgChannel implements Channel {
  * nothing) and every topic is dropped once it is back (channel-bus.ts).
  */
 export class PgInvalidationBus extends ChannelInvalidationBus {
-  constructor(connectionString: string, log?: FastifyBaseLogger) {
-    super(new PgChannel(connectionString, log), log);
+  constructor(urls: PgChannelUrls, log?: FastifyBaseLogger) {
+    super(new PgChannel(urls, log), log);
   }
 }

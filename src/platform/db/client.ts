@@ -22,23 +22,88 @@ export interface PoolUsage {
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  /** PostgreSQL's connection string, for connections of their own (leader locks, LISTEN). */
+  /** The pool's connection string (DATABASE_URL): PostgreSQL itself, or a pooler in front of it. */
   url: string | undefined;
+  /**
+   * PostgreSQL itself (DATABASE_DIRECT_URL, else the pool's), for what needs a server session of
+   * its own that a transaction pooler would not keep: LISTEN and leader locks.
+   */
+  directUrl: string | undefined;
   /** PostgreSQL's connection pool; the embedded database has one connection and no pool. */
   pool?: PoolUsage;
   /** A lock only one process using this database holds at a time, for singleton jobs (leader.ts). */
   leaderLock(name: string): LeaderLock;
+  /**
+   * Runs `work` on one server session of its own (migrations: one transaction with DDL and a lock):
+   * a connection to `directUrl` opened for it when a pooler stands in between, the pool otherwise.
+   */
+  onDirectConnection<T>(work: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
+  /** PostgreSQL itself when `databaseUrl` is a pooler (PgBouncer); unset: `databaseUrl` is PostgreSQL. */
+  directUrl?: string;
+  /**
+   * Named prepared statements on the pool. Unset: on when nothing pools in between (no
+   * `directUrl`, or the same one), off behind a pooler (see UnnamedStatementClient).
+   */
+  preparedStatements?: boolean;
   dataDir: string;
   /** Tests run the embedded database in memory. */
   inMemory?: boolean;
   poolSize?: number;
   /** Where a fresh data directory is copied from instead of running initdb (template.ts); false: always initdb. */
   template?: DataDirTemplate | false;
+}
+
+/** The database settings of the configuration (src/config.ts). */
+export interface DatabaseConfig {
+  databaseUrl: string | undefined;
+  databaseDirectUrl: string | undefined;
+  databasePreparedStatements: boolean;
+  databasePoolSize: number;
+  dataDir: string;
+}
+
+/** What a server opens: its pool on DATABASE_URL (maybe a pooler), its own sessions on DATABASE_DIRECT_URL. */
+export function serverDatabase(config: DatabaseConfig): DatabaseOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
+    preparedStatements: config.databasePreparedStatements,
+    poolSize: config.databasePoolSize,
+    dataDir: config.dataDir,
+  };
+}
+
+/**
+ * What a command (migrate, admin:create, seed:demo, ledger:verify, the primary of `serve
+ * --workers`) opens: PostgreSQL itself, as it migrates first and runs once. Its statements run
+ * one after another, so it holds one connection, two at most.
+ */
+export function commandDatabase(config: DatabaseConfig): DatabaseOptions {
+  return { databaseUrl: config.databaseDirectUrl, dataDir: config.dataDir, poolSize: 2 };
+}
+
+/**
+ * A node-postgres client that sends every statement unnamed, for a pool behind a transaction
+ * pooler. Such a pooler (PgBouncer in transaction mode, before 1.21 or without
+ * max_prepared_statements) gives each transaction whichever server connection is free, so a
+ * statement prepared by name on one connection is missing on the next ("prepared statement …
+ * does not exist") or is there already ("… already exists"). Unnamed, a statement is parsed,
+ * bound and run in one exchange, which the pooler keeps on one server connection. The cost is
+ * the parse and plan on every call, which is why a pool on PostgreSQL itself keeps the names.
+ */
+class UnnamedStatementClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [config] = args;
+    if (typeof config === 'object' && config !== null && typeof (config as { name?: unknown }).name === 'string') {
+      args[0] = { ...config, name: undefined };
+    }
+    return (super.query as (...params: unknown[]) => never).apply(this, args);
+  }
 }
 
 /**
@@ -57,7 +122,10 @@ const PGLITE_OPTIONS = {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const url = options.databaseUrl;
   if (url !== undefined) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    const directUrl = options.directUrl ?? url;
+    const pooled = directUrl !== url;
+    const named = options.preparedStatements ?? !pooled;
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, ...(named ? {} : { Client: UnnamedStatementClient }) });
     // A client that loses its connection emits an error, and one without a listener crashes the
     // process. The pool listens for its idle clients only; a client checked out between two
     // statements of a transaction needs its own listener. Either way the next query on it fails
@@ -69,8 +137,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       db,
       kind: 'postgres',
       url,
+      directUrl,
       pool,
-      leaderLock: (name) => new AdvisoryLeaderLock(url, name),
+      leaderLock: (name) => new AdvisoryLeaderLock(directUrl, name),
+      onDirectConnection: (work) => (pooled ? onConnectionOf(directUrl, work) : work(db)),
       close: () => pool.end(),
     };
   }
@@ -84,7 +154,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       db,
       kind: 'pglite',
       url: undefined,
+      directUrl: undefined,
       leaderLock: () => soleLeader,
+      onDirectConnection: (work) => work(db),
       close: async () => {
         await client.close();
         lock?.release();
@@ -93,6 +165,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   } catch (error) {
     lock?.release();
     throw error;
+  }
+}
+
+/** Runs `work` on a connection of its own to `connectionString`, closed after. */
+async function onConnectionOf<T>(connectionString: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString, application_name: 'croupier: migrations' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(drizzlePg(client));
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

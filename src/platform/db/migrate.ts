@@ -21,18 +21,24 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 /**
+/**
  * Applies the committed SQL migrations that are not yet applied, then the function files
  * (db/functions/, functions.ts) whose text the database has not recorded, all in one
  * transaction; a file a migration calls is applied just before that migration. Answers what it
  * applied, in order: migration names and function files' paths. An advisory lock lets several
- * instances start at once against one PostgreSQL.
+ * instances start at once against one PostgreSQL. On PostgreSQL itself, never through a
+ * transaction pooler (Database.onDirectConnection): the pooler's timeouts are sized for
+ * requests, not for DDL that may wait on the lock or rewrite a table.
  */
 export async function migrate(
   database: Database,
   migrations = listMigrations(),
   functions: FunctionFile[] = listFunctions(),
 ): Promise<string[]> {
-  const { db } = database;
+  return database.onDirectConnection((db) => applyPending(db, migrations, functions));
+}
+
+function applyPending(db: Db, migrations: Migration[], functions: FunctionFile[]): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     await tx.execute(sql`create table if not exists schema_migrations (

@@ -1,7 +1,8 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/client.ts';
-import { DomainError, ServiceUnavailableError } from '../errors.ts';
+import { DomainError, MalformedRequestError, ServiceUnavailableError } from '../errors.ts';
 import { loggableError } from '../log-safety.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -28,6 +29,37 @@ function clientError(error: FastifyError): { status: number; message: string } |
       return undefined;
   }
 }
+
+/** Node's HTTP parser refusals by code: status, reason phrase, message. Anything else is a 400. */
+const PARSER_REFUSALS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large', 'The request body is too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive.'],
+};
+const MALFORMED: [number, string, string] = [400, 'Bad Request', new MalformedRequestError().message];
+
+/**
+ * A request Node's HTTP parser refuses (a bad request line or header, headers too large, a broken
+ * chunked body, one that took too long) never reaches Fastify: there is no request to answer, so
+ * the answer is written to the socket, in the contract's shape (Fastify option `clientErrorHandler`,
+ * whose default writes `{error, message, statusCode}`). As Node does, nothing is written when an
+ * answer on that connection has already begun, and the connection is closed. Logged at debug, by
+ * code only: the raw bytes may carry credentials, and the internet sends plenty of these.
+ */
+export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> = function (this: FastifyInstance, error, socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] = PARSER_REFUSALS[error.code ?? ''] ?? MALFORMED;
+  this.log.debug({ code: error.code, status }, 'malformed HTTP request');
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answering) {
+    const body = JSON.stringify({ message });
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+};
 
 const NOT_FOUND = { message: 'Not found.' };
 
@@ -62,6 +94,22 @@ export function registerErrorHandling(app: FastifyInstance): void {
         known.on(method as never, route.url, () => undefined);
       }
     }
+  });
+
+  // What Node would answer itself with an empty body, answered in the contract's shape instead: an
+  // HTTP/1.1 request without Host (RFC 9112: a 400; Node's own check is off, see app.ts) and an
+  // Expect other than 100-continue (a 417).
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(request.headers.host === undefined && request.raw.httpVersion === '1.1' ? new MalformedRequestError() : undefined);
+  });
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify({ message: 'Only "Expect: 100-continue" is supported.' });
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
   });
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

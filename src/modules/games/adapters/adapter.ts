@@ -68,7 +68,7 @@ export interface WalletAnswer {
   /** Cents: after the call, or now for a refusal or a replay; null when no player is known. */
   balance: bigint | null;
   currency: string | null;
-  /** Our id of the recorded money call; null when nothing was recorded. */
+  /** Our id of the recorded money call; null when nothing was recorded, or on DUPLICATE_MISMATCH (the id names another call). */
   transactionId: string | null;
   /** The session token a launch token's redemption issued; later calls carry it. */
   session: string | null;
