@@ -20,8 +20,16 @@ export async function adminTransaction<T>(
   work: (tx: Db) => Promise<T>,
   payload: unknown = request.body ?? {},
 ): Promise<T> {
-  const entry = operationEntry(request, payload);
-  return transaction(ctx.db, async (tx) => {
+  return loggedTransaction(ctx.db, operationEntry(request, payload), work);
+}
+
+/**
+ * The same for a service: the route turns its request into an `OperationEntry` (plain data,
+ * `operationEntry(request)`), and the service that owns the sequence opens the transaction, so
+ * no service needs Fastify's request to log an admin change.
+ */
+export async function loggedTransaction<T>(db: Db, entry: OperationEntry, work: (tx: Db) => Promise<T>): Promise<T> {
+  return transaction(db, async (tx) => {
     // Written first, so a change that fails after it provably takes the log row with it.
     await insertOperationLog(tx, entry);
     return work(tx);
