@@ -132,7 +132,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const db = options.database.db;
   const keys = new Keyring(config.appKey);
   const identity = new UserIdentity();
-  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
+  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, app.log);
   const database = options.database;
   // Caches hear every instance's changes through Redis, or PostgreSQL's NOTIFY without it; the
   // embedded database belongs to one process, which has no one else to hear.
@@ -157,6 +157,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     sessions: new SessionManager(sessionStore, new RememberTokens({ db, keys, identity }), config),
     mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
+    redis,
     invalidation,
     registrationHooks: [],
     money: metrics ?? noMoneyEvents,

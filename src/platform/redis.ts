@@ -1,9 +1,78 @@
-import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import { Redis, type RedisOptions } from 'ioredis';
+import { loggableError } from './log-safety.ts';
 import type { RateLimiter, RateLimitState } from './rate-limit.ts';
 
-export function connectRedis(url: string): Redis {
-  // Commands wait for the connection instead of failing while Redis restarts.
-  return new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
+/**
+ * How a connection behaves when Redis goes away (docs/production.md, "A Redis outage"): no
+ * request waits for a Redis that is not there. Commands fail at once while the connection is
+ * down, and the error handler answers them 503 like a lost database; a Redis that accepts but
+ * does not answer (paused, a network partition) costs a command at most COMMAND_TIMEOUT_MS.
+ */
+const COMMAND_TIMEOUT_MS = 1000;
+const OPTIONS: RedisOptions = {
+  // Queued only until the first connection (connectRedis): a command sent at start waits for it.
+  enableOfflineQueue: true,
+  // A command in flight when the connection drops fails then and is never sent again: an INCR
+  // resent after a reconnect would count a sign-in attempt twice.
+  maxRetriesPerRequest: 0,
+  commandTimeout: COMMAND_TIMEOUT_MS,
+  // No answer for two seconds after a command: the connection is dropped and opened again, so the
+  // next commands fail at once instead of each waiting out its timeout.
+  socketTimeout: 2 * COMMAND_TIMEOUT_MS,
+  connectTimeout: 2 * COMMAND_TIMEOUT_MS,
+  // Reconnects for ever, at most a second apart: the service recovers on its own once Redis is back.
+  retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+};
+
+/**
+ * A connection to REDIS_URL. Commands sent before it first connects wait for it (a command
+ * starting up, the first requests); from then on, while it is down, they fail at once. With
+ * `log`, the loss and the return of the connection are logged once each, not every retry.
+ */
+export function connectRedis(url: string, log?: FastifyBaseLogger): Redis {
+  const redis = new Redis(url, OPTIONS);
+  redis.once('ready', () => (redis.options.enableOfflineQueue = false));
+  if (log !== undefined) watchConnection(redis, log, 'Redis');
+  return redis;
+}
+
+/** Logs when `redis` loses its connection and when it has it again; its retries' errors at debug only. */
+export function watchConnection(redis: Redis, log: FastifyBaseLogger, name: string): void {
+  let lost = false;
+  redis.on('error', (error: Error) => log.debug({ err: loggableError(error) }, `${name}: connection error`));
+  // Not on 'close': a connection closed on purpose (shutting down) is not lost.
+  redis.on('reconnecting', () => {
+    if (lost) return;
+    lost = true;
+    log.warn(`${name}: connection lost, reconnecting`);
+  });
+  redis.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    log.warn(`${name}: connected again`);
+  });
+}
+
+/**
+ * Whether `error` says Redis did not answer, rather than that a command was wrong: no connection,
+ * a command timed out or was cut off by the connection's loss, or a reply saying Redis cannot
+ * serve now (loading, a read-only replica, out of memory under `noeviction`).
+ */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGE.test(error.message);
+}
+
+const UNAVAILABLE_MESSAGE =
+  /^(Stream isn't writeable|Command timed out|Command aborted due to connection close|Connection is closed|(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|MISCONF|OOM|NOREPLICAS) )/;
+
+/** Answers whether Redis answers a PING now (within the command timeout), for /ready. */
+export async function redisAnswers(redis: Redis): Promise<boolean> {
+  return redis.ping().then(
+    () => true,
+    () => false,
+  );
 }
 
 const PREFIX = 'croupier:rate:';
