@@ -6,21 +6,17 @@ import type { RateLimiter, RateLimitState } from './rate-limit.ts';
 /**
  * How a connection behaves when Redis goes away (docs/production.md, "A Redis outage"): no
  * request waits for a Redis that is not there. Commands fail at once while the connection is
- * down, and the error handler answers them 503 like a lost database; a Redis that accepts but
- * does not answer (paused, a network partition) costs a command at most COMMAND_TIMEOUT_MS.
+ * down, and the error handler answers them 503 as it does a lost database.
  */
-const COMMAND_TIMEOUT_MS = 1000;
 const OPTIONS: RedisOptions = {
   // Queued only until the first connection (connectRedis): a command sent at start waits for it.
   enableOfflineQueue: true,
   // A command in flight when the connection drops fails then and is never sent again: an INCR
   // resent after a reconnect would count a sign-in attempt twice.
   maxRetriesPerRequest: 0,
-  commandTimeout: COMMAND_TIMEOUT_MS,
-  // No answer for two seconds after a command: the connection is dropped and opened again, so the
-  // next commands fail at once instead of each waiting out its timeout.
-  socketTimeout: 2 * COMMAND_TIMEOUT_MS,
-  connectTimeout: 2 * COMMAND_TIMEOUT_MS,
+  connectTimeout: 2000,
+  // A connection given up (reconnectWhenSilent) waits for no goodbye from a Redis that is silent.
+  disconnectTimeout: 100,
   // Reconnects for ever, at most a second apart: the service recovers on its own once Redis is back.
   retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
 };
@@ -33,8 +29,49 @@ const OPTIONS: RedisOptions = {
 export function connectRedis(url: string, log?: FastifyBaseLogger): Redis {
   const redis = new Redis(url, OPTIONS);
   redis.once('ready', () => (redis.options.enableOfflineQueue = false));
+  reconnectWhenSilent(redis);
   if (log !== undefined) watchConnection(redis, log, 'Redis');
   return redis;
+}
+
+/** How often a connection asks Redis whether it still answers. */
+const PROBE_MS = 250;
+/** Probes left unanswered (a second) before a connection is given up and opened again. */
+const MISSED_PROBES = 4;
+
+/**
+ * A Redis that stops answering without closing the connection (paused, a network partition)
+ * would hold every command sent to it until the system's TCP keep-alive gives up, minutes later.
+ * Each connection PINGs every PROBE_MS; one whose PING is unanswered for MISSED_PROBES probes is
+ * dropped and opened again, which fails the commands it held (a 503 within about a second) and
+ * the commands after it at once until Redis answers again. The same holds for a connection that
+ * does not finish connecting. Counted in probes, not measured in time: a stall of this process
+ * is one probe, after which the answer that arrived meanwhile is read, so a slow process is never
+ * taken for a silent Redis.
+ */
+export function reconnectWhenSilent(redis: Redis): void {
+  let waiting = false;
+  let missed = 0;
+  const probe = setInterval(() => {
+    if (redis.status !== 'ready' && redis.status !== 'connect') {
+      missed = 0;
+      return;
+    }
+    if (redis.status === 'ready' && !waiting) {
+      waiting = true;
+      missed = 0;
+      const answered = () => (waiting = false);
+      redis.ping().then(answered, answered);
+      return;
+    }
+    // Connecting (or reconnecting) takes a few round trips: twice the allowance.
+    if (++missed >= (redis.status === 'ready' ? MISSED_PROBES : 2 * MISSED_PROBES)) {
+      missed = 0;
+      redis.disconnect(true);
+    }
+  }, PROBE_MS);
+  probe.unref();
+  redis.once('end', () => clearInterval(probe));
 }
 
 /** Logs when `redis` loses its connection and when it has it again; its retries' errors at debug only. */
@@ -56,7 +93,7 @@ export function watchConnection(redis: Redis, log: FastifyBaseLogger, name: stri
 
 /**
  * Whether `error` says Redis did not answer, rather than that a command was wrong: no connection,
- * a command timed out or was cut off by the connection's loss, or a reply saying Redis cannot
+ * a command cut off by the connection's loss (or dropped as silent), or a reply saying Redis cannot
  * serve now (loading, a read-only replica, out of memory under `noeviction`).
  */
 export function isRedisUnavailable(error: unknown): boolean {
@@ -65,7 +102,7 @@ export function isRedisUnavailable(error: unknown): boolean {
 }
 
 const UNAVAILABLE_MESSAGE =
-  /^(Stream isn't writeable|Command timed out|Command aborted due to connection close|Connection is closed|(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|MISCONF|OOM|NOREPLICAS) )/;
+  /^(Stream isn't writeable|Command aborted due to connection close|Connection is closed|(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|MISCONF|OOM|NOREPLICAS) )/;
 
 /** Answers whether Redis answers a PING now (within the command timeout), for /ready. */
 export async function redisAnswers(redis: Redis): Promise<boolean> {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { ChannelInvalidationBus, type Channel, type ChannelEvents } from './channel-bus.ts';
-import { watchConnection } from '../redis.ts';
+import { reconnectWhenSilent, watchConnection } from '../redis.ts';
 import { encodeMessage } from './wire.ts';
 
 /** One channel for every topic: instances subscribe once, whatever their caches. */
@@ -15,9 +15,6 @@ export async function publishInvalidation(redis: Redis, topic: string, key?: str
   await redis.publish(INVALIDATION_CHANNEL, encodeMessage(origin, topic, key, nonce));
 }
 
-/** How often the listening connection is asked whether Redis still answers it. */
-const HEARTBEAT_MS = 1000;
-
 /**
  * Redis pub/sub as the channel. Publishing uses the app's Redis connection; listening needs a
  * connection of its own (a subscribed connection waits for messages and sends nothing else),
@@ -27,14 +24,16 @@ class RedisChannel implements Channel {
   readonly #publisher: Redis;
   readonly #subscriber: Redis;
   readonly #log: FastifyBaseLogger | undefined;
-  #heartbeat: NodeJS.Timeout | undefined;
   readonly sendFailed = 'publishing to Redis failed';
 
   constructor(redis: Redis, log?: FastifyBaseLogger) {
     this.#publisher = redis;
     this.#log = log;
-    // It sends only once connected (SUBSCRIBE on `ready`, the heartbeat): nothing to queue.
+    // It sends only once connected (SUBSCRIBE on `ready`, the probes): nothing to queue.
     this.#subscriber = redis.duplicate({ enableOfflineQueue: false });
+    // A listening connection that Redis stopped answering would leave this instance deaf while
+    // its caches still serve: dropped, it turns the bus down until it is back and subscribed.
+    reconnectWhenSilent(this.#subscriber);
   }
 
   listen(events: ChannelEvents): void {
@@ -48,17 +47,6 @@ class RedisChannel implements Channel {
     this.#subscriber.on('reconnecting', down);
     this.#subscriber.on('end', down);
     this.#subscriber.on('ready', () => void this.#subscribe(events));
-    // A Redis that stops answering without closing the connection (paused, a network partition)
-    // would leave this instance deaf while its caches still serve: a PING left unanswered (the
-    // command timeout, redis.ts) drops the connection, which turns the bus down until it is back
-    // and subscribed again.
-    this.#heartbeat = setInterval(() => {
-      if (this.#subscriber.status !== 'ready') return;
-      this.#subscriber.ping().catch(() => {
-        if (this.#subscriber.status === 'ready') this.#subscriber.disconnect(true);
-      });
-    }, HEARTBEAT_MS);
-    this.#heartbeat.unref();
   }
 
   async #subscribe(events: ChannelEvents): Promise<void> {
@@ -77,7 +65,6 @@ class RedisChannel implements Channel {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.#heartbeat);
     this.#subscriber.disconnect();
   }
 }
