@@ -60,7 +60,7 @@ import { LocalDiskStorage } from './platform/storage/local-disk.ts';
 import { registerStorageRoutes } from './platform/storage/routes.ts';
 import { createMailer, type Mailer } from './platform/mail/mailer.ts';
 import { DbRateLimiter } from './platform/rate-limit.ts';
-import { connectRedis, RedisRateLimiter } from './platform/redis.ts';
+import { closeRedis, connectRedis, RedisRateLimiter } from './platform/redis.ts';
 import { backingSessionStore } from './platform/session/backing-store.ts';
 import { CachedSessionStore } from './platform/session/cached-store.ts';
 import { SessionManager } from './platform/session/manager.ts';
@@ -262,7 +262,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     await app.requestsDrained();
     ctx.mailer.close();
     await ctx.invalidation.close();
-    await redis?.quit();
+    if (redis !== undefined) await closeRedis(redis);
   });
   return app;
 }

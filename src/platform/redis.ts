@@ -104,7 +104,15 @@ export function isRedisUnavailable(error: unknown): boolean {
 const UNAVAILABLE_MESSAGE =
   /^(Stream isn't writeable|Command aborted due to connection close|Connection is closed|(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|MISCONF|OOM|NOREPLICAS) )/;
 
-/** Answers whether Redis answers a PING now (within the command timeout), for /ready. */
+/**
+ * Closes `redis` for good: with QUIT when Redis answers, at once when it does not (QUIT then
+ * fails, and the connection would go on reconnecting and keep a stopping process alive).
+ */
+export async function closeRedis(redis: Redis): Promise<void> {
+  await redis.quit().catch(() => redis.disconnect());
+}
+
+/** Whether Redis answers a PING now, for /ready; a silent one is given up within about a second. */
 export async function redisAnswers(redis: Redis): Promise<boolean> {
   return redis.ping().then(
     () => true,

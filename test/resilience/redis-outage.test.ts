@@ -220,6 +220,14 @@ describe('a Redis that goes away under running instances and comes back empty', 
       assert.equal((await withdraw(player, last, 'after-the-pause')).status, 201);
       assert.equal(await balance(player, first), 160);
 
+      // Stopped while Redis is gone: it drains and exits cleanly, not waiting on Redis.
+      await redis.kill();
+      for (const instance of instances) {
+        instance.kill('SIGTERM');
+        const guard = setTimeout(() => instance.kill('SIGKILL'), 20_000);
+        assert.equal(await instance.exited, '0', `exit code of an instance stopped without Redis:\n${instance.output().slice(-2000)}`);
+        clearTimeout(guard);
+      }
       for (const instance of instances) assert.doesNotMatch(instance.output(), /"level":50[^\n]*unhandled error/, 'no unhandled error');
       const max = (list: Timed[]) => Math.round(Math.max(...list.map((r) => r.ms)));
       for (const line of [
