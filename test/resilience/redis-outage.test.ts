@@ -133,6 +133,10 @@ describe('a Redis that goes away under running instances and comes back empty', 
       assert.equal((await browser.call(last, 'GET', '/api/user')).status, 200, 'the session works on every instance');
       const guest = new Browser();
       assert.equal((await guest.call(last, 'GET', '/api/csrf-cookie')).status, 204);
+      const remembered = new Browser();
+      await remembered.call(first, 'GET', '/api/csrf-cookie');
+      const rememberMe = await remembered.call(first, 'POST', '/api/login', { email, password: PASSWORD, remember: true });
+      assert.equal(rememberMe.status, 200, rememberMe.text);
 
       // Killed: connections reset, every session and counter gone with it.
       await redis.kill();
@@ -164,6 +168,8 @@ describe('a Redis that goes away under running instances and comes back empty', 
       const recovery = await Promise.all(urls.map((url) => readyAgain(url, back)));
       const lost = await browser.call(first, 'GET', '/api/user');
       assert.equal(lost.status, 401, `the session died with the Redis that held it: ${lost.text}`);
+      const revived = await remembered.call(last, 'GET', '/api/user');
+      assert.equal(revived.status, 200, `a remember-me cookie (kept in the database) signs in again: ${revived.text}`);
       const player = new Browser();
       assert.equal((await player.call(last, 'GET', '/api/csrf-cookie')).status, 204);
       const login = await player.call(last, 'POST', '/api/login', { email, password: PASSWORD });
