@@ -87,7 +87,7 @@ export function watchConnection(redis: Redis, log: FastifyBaseLogger, name: stri
   redis.on('ready', () => {
     if (!lost) return;
     lost = false;
-    log.warn(`${name}: connected again`);
+    log.info(`${name}: connected again`);
   });
 }
 
