@@ -30,7 +30,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8000
-# No curl in the slim image: Node's fetch asks /health (the process answers; /ready also checks the database).
+# No curl in the slim image: Node's fetch asks /health, liveness only (the process answers); /ready also
+# checks the database and Redis and is for the load balancer (docs/production.md).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1 and receives SIGTERM: `serve` drains requests and closes gracefully.

@@ -60,7 +60,7 @@ import { LocalDiskStorage } from './platform/storage/local-disk.ts';
 import { registerStorageRoutes } from './platform/storage/routes.ts';
 import { createMailer, type Mailer } from './platform/mail/mailer.ts';
 import { DbRateLimiter } from './platform/rate-limit.ts';
-import { connectRedis, RedisRateLimiter } from './platform/redis.ts';
+import { closeRedis, connectRedis, RedisRateLimiter } from './platform/redis.ts';
 import { backingSessionStore } from './platform/session/backing-store.ts';
 import { CachedSessionStore } from './platform/session/cached-store.ts';
 import { SessionManager } from './platform/session/manager.ts';
@@ -135,7 +135,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const db = options.database.db;
   const keys = new Keyring(config.appKey);
   const identity = new UserIdentity();
-  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
+  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, app.log);
   const database = options.database;
   // Caches hear every instance's changes through Redis, or PostgreSQL's NOTIFY without it; the
   // embedded database belongs to one process, which has no one else to hear.
@@ -160,6 +160,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     sessions: new SessionManager(sessionStore, new RememberTokens({ db, keys, identity }), config),
     mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
+    redis,
     invalidation,
     registrationHooks: [],
     money: metrics ?? noMoneyEvents,
@@ -264,7 +265,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     await app.requestsDrained();
     ctx.mailer.close();
     await ctx.invalidation.close();
-    await redis?.quit();
+    if (redis !== undefined) await closeRedis(redis);
   });
   return app;
 }

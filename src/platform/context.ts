@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Identity } from './auth/identity.ts';
 import type { InvalidationBus } from './cache/invalidation.ts';
@@ -26,6 +27,8 @@ export interface AppContext {
   sessions: SessionManager;
   mailer: Mailer;
   limiter: RateLimiter;
+  /** REDIS_URL's connection (sessions, rate limits), which /ready checks; undefined without Redis. */
+  redis: Redis | undefined;
   /** Tells in-process caches, here and on other instances (Redis), what a change made stale. */
   invalidation: InvalidationBus;
   registrationHooks: RegistrationHook[];

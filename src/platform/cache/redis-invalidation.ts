@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { ChannelInvalidationBus, type Channel, type ChannelEvents } from './channel-bus.ts';
+import { reconnectWhenSilent, watchConnection } from '../redis.ts';
 import { encodeMessage } from './wire.ts';
 
 /** One channel for every topic: instances subscribe once, whatever their caches. */
@@ -16,7 +17,8 @@ export async function publishInvalidation(redis: Redis, topic: string, key?: str
 
 /**
  * Redis pub/sub as the channel. Publishing uses the app's Redis connection; listening needs a
- * connection of its own (a subscribed connection can do nothing else), which ioredis reconnects.
+ * connection of its own (a subscribed connection waits for messages and sends nothing else),
+ * which ioredis reconnects.
  */
 class RedisChannel implements Channel {
   readonly #publisher: Redis;
@@ -27,11 +29,16 @@ class RedisChannel implements Channel {
   constructor(redis: Redis, log?: FastifyBaseLogger) {
     this.#publisher = redis;
     this.#log = log;
-    this.#subscriber = redis.duplicate();
+    // It sends only once connected (SUBSCRIBE on `ready`, the probes): nothing to queue.
+    this.#subscriber = redis.duplicate({ enableOfflineQueue: false });
+    // A listening connection that Redis stopped answering would leave this instance deaf while
+    // its caches still serve: dropped, it turns the bus down until it is back and subscribed.
+    reconnectWhenSilent(this.#subscriber);
   }
 
   listen(events: ChannelEvents): void {
-    this.#subscriber.on('error', (error: Error) => this.#log?.warn({ err: error }, 'cache invalidation: Redis connection error'));
+    if (this.#log === undefined) this.#subscriber.on('error', () => undefined);
+    else watchConnection(this.#subscriber, this.#log, 'cache invalidation');
     this.#subscriber.on('message', (channel: string, raw: string) => {
       if (channel === INVALIDATION_CHANNEL) events.message(raw);
     });

@@ -4,6 +4,7 @@ import FindMyWay from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/client.ts';
 import { DomainError, MalformedRequestError, ServiceUnavailableError } from '../errors.ts';
 import { loggableError } from '../log-safety.ts';
+import { isRedisUnavailable } from '../redis.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -120,9 +121,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const client = clientError(error);
     if (client !== undefined) return send(reply, client.status, { message: client.message });
-    // Lost or unmigrated, the database is the operator's to fix; the client may simply retry.
-    if (isDatabaseUnavailable(error)) {
-      request.log.error({ err: loggableError(error) }, 'database unavailable');
+    // Lost or unmigrated, the database is the operator's to fix, and so is a Redis that does not
+    // answer (sessions, rate limits): the client may simply retry.
+    const lost = isDatabaseUnavailable(error) ? 'database' : isRedisUnavailable(error) ? 'Redis' : undefined;
+    if (lost !== undefined) {
+      request.log.error({ err: loggableError(error) }, `${lost} unavailable`);
       const unavailable = new ServiceUnavailableError();
       return send(reply, unavailable.status, unavailable.body(), unavailable.headers);
     }
