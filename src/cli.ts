@@ -104,7 +104,9 @@ async function runDatabaseCommand(name: string, args: string[]): Promise<number>
         return 1;
       }
       if (Date.now() >= deadline) {
-        console.error(`Not carried out: ${server} took no command within ${SERVER_START_WAIT_MS / 1000} s; stop it first or set DATABASE_URL.`);
+        console.error(
+          `Not carried out: ${server} took no command within ${SERVER_START_WAIT_MS / 1000} s; stop it first or set DATABASE_URL.`,
+        );
         return 1;
       }
       if (!waiting) console.error(`Waiting for ${server} to finish starting…`);

@@ -110,7 +110,8 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
 
   async 'seed:demo'(args, open, out) {
     const { values } = parseArgs({ args, options: { password: { type: 'string' } } });
-    if (values.password !== undefined && [...values.password].length < 8) throw new UsageError('The password must be at least 8 characters.');
+    if (values.password !== undefined && [...values.password].length < 8)
+      throw new UsageError('The password must be at least 8 characters.');
     const report = await migrated(open, async (env) => {
       const { config, database } = env;
       const seeded = await seedDemo(

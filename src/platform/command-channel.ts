@@ -106,20 +106,22 @@ export async function openCommandChannel(
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.setTimeout(REQUEST_WITHIN_MS, () => socket.destroy());
-    const work = readLine(socket, MAX_REQUEST_BYTES).then(async (line) => {
-      socket.setTimeout(0);
-      const request = line === undefined ? undefined : parseRequest(line);
-      if (request === undefined) {
+    const work = readLine(socket, MAX_REQUEST_BYTES)
+      .then(async (line) => {
+        socket.setTimeout(0);
+        const request = line === undefined ? undefined : parseRequest(line);
+        if (request === undefined) {
+          socket.destroy();
+          return;
+        }
+        const answer = await handle(request);
+        if (!socket.destroyed) socket.end(`${JSON.stringify(answer)}\n`);
+      })
+      .catch((error: unknown) => {
+        // The handler answers every failure of a command itself; this is the channel's own.
+        log.error({ err: error instanceof Error ? { type: error.name, message: error.message } : String(error) }, 'command channel failed');
         socket.destroy();
-        return;
-      }
-      const answer = await handle(request);
-      if (!socket.destroyed) socket.end(`${JSON.stringify(answer)}\n`);
-    }).catch((error: unknown) => {
-      // The handler answers every failure of a command itself; this is the channel's own.
-      log.error({ err: error instanceof Error ? { type: error.name, message: error.message } : String(error) }, 'command channel failed');
-      socket.destroy();
-    });
+      });
     underWay.add(work);
     void work.finally(() => underWay.delete(work));
   });

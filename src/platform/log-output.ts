@@ -9,7 +9,7 @@ interface RequestLine {
 }
 
 /** Nothing of a request may move the cursor or colour a terminal. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL = /\p{Cc}/gu;
 
 /**
  * A request's two lines, each on one line: `incoming request GET /path` and `request completed
@@ -17,7 +17,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
  * about sixteen lines a request.
  */
 export function prettyMessage(log: RequestLine): string {
-  const msg = String(log.msg ?? '');
+  const msg = typeof log.msg === 'string' ? log.msg : '';
   if (log.req !== undefined) return `${msg} ${String(log.req.method)} ${String(log.req.url)}`.replace(CONTROL, '?');
   if (log.res !== undefined && typeof log.responseTime === 'number') {
     return `${msg} ${String(log.res.statusCode)} in ${log.responseTime.toFixed(1)} ms`;
@@ -46,7 +46,7 @@ export function logDestination(
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
     singleLine: true,
-    messageFormat: (log) => prettyMessage(log as RequestLine),
+    messageFormat: (log) => prettyMessage(log),
     ignore: 'pid,hostname,req,res,responseTime,startup',
   });
 }

@@ -54,7 +54,8 @@ export function startupSummary(facts: StartFacts): { message: string; startup: R
     scheduler: describeScheduler(config, database),
     redis: config.redisUrl === undefined ? 'off' : where(config.redisUrl, 6379),
   };
-  const applied = migrations.applied === 0 ? `up to date (${migrations.total})` : `${migrations.applied} applied, ${migrations.total} in total`;
+  const applied =
+    migrations.applied === 0 ? `up to date (${migrations.total})` : `${migrations.applied} applied, ${migrations.total} in total`;
   const message =
     `croupier ready at ${startup.url} (listening on ${startup.listening}); database: ${startup.database}; DATA_DIR: ${startup.dataDir}; ` +
     `migrations: ${applied}; workers: ${workers}; draw scheduler: ${startup.scheduler}; Redis: ${startup.redis}`;
