@@ -97,7 +97,9 @@ describe('the README quick start, top to bottom', () => {
     assert.equal(line.startup.redis, 'off');
     assert.match(String(line.startup.scheduler), /^(leads|leader-elected)/);
     const migrations = line.startup.migrations as { applied: number; total: number };
-    assert.ok(migrations.total > 0 && migrations.applied === migrations.total, JSON.stringify(migrations));
+    // A fresh DATA_DIR is migrated by this start; the test's PostgreSQL database comes migrated.
+    assert.ok(migrations.total > 0, JSON.stringify(migrations));
+    assert.equal(migrations.applied, backend === 'pglite' ? migrations.total : 0);
     if (backend === 'pglite') {
       assert.equal(line.startup.database, `embedded ${where.DATA_DIR}/pgdata`);
     } else {
