@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
@@ -9,6 +10,7 @@ import { carryOut, type Opener } from './commands.ts';
 import { defaultAppUrl, type Config } from './config.ts';
 import { openCommandChannel, type CommandChannel } from './platform/command-channel.ts';
 import { openDatabase, serverDatabase, type Database } from './platform/db/client.ts';
+import { DataDirLockedError } from './platform/db/lock.ts';
 import { listMigrations, migrate } from './platform/db/migrate.ts';
 import { loggableError } from './platform/log-safety.ts';
 import { appUrlNote, startupSummary } from './platform/startup-summary.ts';
@@ -64,8 +66,34 @@ async function takeCommands(config: Config, database: Database, app: FastifyInst
   }
 }
 
+/** How long a server waits for a command holding the embedded database (a seed, a verify) to finish. */
+const COMMAND_WAIT_MS = 60_000;
+
+/**
+ * The server's database. A command holding the embedded database is short: the server waits for
+ * it (saying so once) rather than refusing to start, so the quick start's order does not matter.
+ * Another server holding it is refused at once.
+ */
+async function openServerDatabase(config: Config): Promise<Database> {
+  const deadline = Date.now() + COMMAND_WAIT_MS;
+  let said = false;
+  for (;;) {
+    try {
+      return await openDatabase(serverDatabase(config));
+    } catch (error) {
+      if (!(error instanceof DataDirLockedError) || error.holder?.role !== 'command' || Date.now() >= deadline) throw error;
+      if (!said)
+        process.stderr.write(
+          `Waiting for the command (process ${error.holder.pid}) holding the embedded database in ${error.dataDir} to finish…\n`,
+        );
+      said = true;
+      await sleep(250);
+    }
+  }
+}
+
 export async function serve(config: Config, options: ServeOptions = {}): Promise<FastifyInstance> {
-  const database = await openDatabase(serverDatabase(config));
+  const database = await openServerDatabase(config);
   let app: FastifyInstance;
   let applied: string[] = [];
   let channel: CommandChannel | undefined;

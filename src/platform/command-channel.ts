@@ -176,8 +176,9 @@ export async function askServer(dataDir: string, request: CommandRequest, timeou
     const reason = untrusted(path);
     if (reason !== undefined) return { kind: 'failed', reason };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'absent' };
+    return { kind: 'failed', reason: `the socket ${path} cannot be examined (${code ?? String(error)})` };
   }
   const socket = connect(path);
   try {

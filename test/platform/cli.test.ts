@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { Browser, run, scratch, serve } from '../helpers/cli.ts';
+import { spawn } from 'node:child_process';
+import { Browser, BIN, run, scratch, serve } from '../helpers/cli.ts';
 import { backend } from '../helpers/database.ts';
 
 describe('command line', () => {
@@ -137,6 +138,35 @@ describe('command line', () => {
         assert.match(through.stderr, /^Carried out by the server/);
       } finally {
         await server.stop();
+      }
+    });
+
+    test('a server started while a command holds the embedded database waits for it, then serves', async () => {
+      const where = { DATA_DIR: dataDir() };
+      const lock = join(where.DATA_DIR, 'croupier.lock');
+      // This test's own process stands for a command that holds the database.
+      writeFileSync(lock, `${process.pid}\ncommand\n`);
+      const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env.PATH, DATA_DIR: where.DATA_DIR, PORT: '0' } });
+      let output = '';
+      let closed = false;
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.once('close', () => (closed = true));
+      const seen = async (text: string) => {
+        while (!output.includes(text)) {
+          if (closed) throw new Error(`serve exited before saying ${text}:\n${output}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      const exited = new Promise((resolve) => child.once('close', resolve));
+      try {
+        await seen(`Waiting for the command (process ${process.pid}) holding the embedded database`);
+        // The command finishes.
+        rmSync(lock);
+        await seen('Server listening at');
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
       }
     });
 
