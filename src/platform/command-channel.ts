@@ -101,13 +101,15 @@ export async function openCommandChannel(
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const underWay = new Set<Promise<unknown>>();
-  const sockets = new Set<Socket>();
+  /** Connections that have not asked yet: dropped at close, while commands under way finish. */
+  const silent = new Set<Socket>();
   const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    silent.add(socket);
+    socket.once('close', () => silent.delete(socket));
     socket.setTimeout(REQUEST_WITHIN_MS, () => socket.destroy());
     const work = readLine(socket, MAX_REQUEST_BYTES)
       .then(async (line) => {
+        silent.delete(socket);
         socket.setTimeout(0);
         const request = line === undefined ? undefined : parseRequest(line);
         if (request === undefined) {
@@ -144,8 +146,8 @@ export async function openCommandChannel(
     async close() {
       const closed = new Promise((resolve) => server.close(resolve));
       // A command under way finishes and is answered; a connection that asked nothing yet is dropped.
+      for (const socket of silent) socket.destroy();
       await Promise.all(underWay);
-      for (const socket of sockets) socket.destroy();
       await closed;
       rmSync(path, { force: true });
     },
