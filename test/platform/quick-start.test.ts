@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Browser, run, scratch, serve } from '../helpers/cli.ts';
+import { Browser, run, scratch, serve, type Server } from '../helpers/cli.ts';
 import { backend } from '../helpers/database.ts';
 import { freePort } from '../resilience/instances.ts';
 
@@ -16,6 +16,19 @@ async function json<T>(browser: Browser, method: string, path: string, body?: un
   const res = await browser.call(method, path, body);
   assert.ok(res.status >= 200 && res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
   return JSON.parse(res.text) as T;
+}
+
+/** Starts and stops a server, and answers the lines of its output that hold `text`. */
+async function startedSaying(env: Record<string, string>, text: string): Promise<{ server: Server; lines: string[] }> {
+  const server = await serve(env);
+  await server.stop();
+  return {
+    server,
+    lines: server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(text)),
+  };
 }
 
 interface Page<T> {
@@ -81,12 +94,7 @@ describe('the README quick start, top to bottom', () => {
 
   test('one line at start names the database, DATA_DIR, migrations, workers, the scheduler, Redis and the URL', async () => {
     const where = await target();
-    const server = await serve({ ...where, LOG_LEVEL: 'info' });
-    await server.stop();
-    const lines = server
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('croupier ready at'));
+    const { server, lines } = await startedSaying({ ...where, LOG_LEVEL: 'info' }, 'croupier ready at');
     assert.equal(lines.length, 1, server.output());
     const line = JSON.parse(lines[0]!) as { msg: string; startup: Record<string, unknown> };
     const port = new URL(server.url).port;
@@ -122,13 +130,11 @@ describe('the README quick start, top to bottom', () => {
 
   test('an APP_URL that is not where the server listens is said once at start', async () => {
     const where = await target();
-    const server = await serve({ ...where, LOG_LEVEL: 'info', APP_URL: 'https://casino.example.test' });
-    await server.stop();
-    const notes = server
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('APP_URL is https://casino.example.test, not where this server listens'));
-    assert.equal(notes.length, 1, server.output());
+    const { server, lines } = await startedSaying(
+      { ...where, LOG_LEVEL: 'info', APP_URL: 'https://casino.example.test' },
+      'APP_URL is https://casino.example.test, not where this server listens',
+    );
+    assert.equal(lines.length, 1, server.output());
     const quiet = await serve({ ...(await target()), LOG_LEVEL: 'info' });
     await quiet.stop();
     assert.ok(!quiet.output().includes('not where this server listens'), quiet.output());
