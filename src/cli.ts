@@ -1,25 +1,20 @@
 import cluster from 'node:cluster';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { PasswordHasher } from './platform/auth/passwords.ts';
+import { DATABASE_COMMANDS, expectedFailure, Transcript, type Opener } from './commands.ts';
+import { loadConfig, type Config } from './config.ts';
 import { notifyInvalidation } from './platform/cache/pg-invalidation.ts';
 import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
-import { SESSIONS_TOPIC, userKey } from './platform/session/cached-store.ts';
-import { Keyring } from './platform/crypto.ts';
-import { CATALOGUE_TOPIC } from './modules/games/catalogue.ts';
-import { formatSeedReport, seedDemo } from './modules/games/seed-demo.ts';
-import { createOrPromoteAdmin, UsageError } from './modules/users/admin-create.ts';
-import { UserIdentity } from './modules/users/identity.ts';
-import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';
+import { askServer, type CommandAnswer } from './platform/command-channel.ts';
 import { commandDatabase, openDatabase, type Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
-import { migrate } from './platform/db/migrate.ts';
+import { listMigrations, migrate } from './platform/db/migrate.ts';
+import { logDestination } from './platform/log-output.ts';
 import { connectRedis } from './platform/redis.ts';
-import { backingSessionStore } from './platform/session/backing-store.ts';
-import { LocalDiskStorage } from './platform/storage/local-disk.ts';
-import { runPrimary, workerCount, WorkersError } from './cluster.ts';
-import { serve } from './server.ts';
+import { startupSummary } from './platform/startup-summary.ts';
+import { runPrimary, workerCount } from './cluster.ts';
+import { serve, settlePort } from './server.ts';
 
 const USAGE = `Usage: croupier <command> [options]
 
@@ -33,143 +28,130 @@ Commands:
   seed:demo [--password P]                    the demo provider, its games, in-house games and a funded demo
                                               player (demo@example.com); running it again adds nothing
   ledger:verify                               recompute every balance from the ledger; exit 1 on any difference
+
+While a server holds the embedded database, that server carries out the other commands.
 `;
 
-async function withDatabase<T>(config: Config, work: (database: Database) => Promise<T>): Promise<T> {
-  const database = await openDatabase(commandDatabase(config));
-  try {
-    await migrate(database);
-    return await work(database);
-  } finally {
-    await database.close();
-  }
-}
+/** How long a command waits for a server that holds the embedded database but does not take commands yet (it is starting). */
+const SERVER_START_WAIT_MS = 60_000;
+const RETRY_MS = 250;
+/** A command a server carries out answers within this (ledger:verify reads every ledger line). */
+const ANSWER_WITHIN_MS = 10 * 60_000;
 
 /**
  * Tells servers running beside this command that it changed what their caches may hold, on the
  * bus they listen to (app.ts): Redis when REDIS_URL is set, PostgreSQL's NOTIFY otherwise. The
- * embedded database belongs to this process, so no server is running to be told. A failure is
- * said on stderr and undoes nothing: the servers then see the change when their entries age out.
+ * embedded database belongs to this process, so no server is running to be told.
  */
-async function announce(config: Config, database: Database, within: string, topic: string, key?: string): Promise<void> {
-  try {
-    if (config.redisUrl !== undefined) {
-      const redis = connectRedis(config.redisUrl);
-      try {
-        await publishInvalidation(redis, topic, key);
-      } finally {
-        await redis.quit();
-      }
-    } else if (database.url !== undefined) {
-      await notifyInvalidation(database.db, topic, key);
+async function publishToServers(config: Config, database: Database, topic: string, key?: string): Promise<void> {
+  if (config.redisUrl !== undefined) {
+    const redis = connectRedis(config.redisUrl);
+    try {
+      await publishInvalidation(redis, topic, key);
+    } finally {
+      await redis.quit();
     }
-  } catch (error) {
-    console.error(
-      `The change is made, but running servers could not be told (${error instanceof Error ? error.message : String(error)}); ` +
-        `they see it within ${within}.`,
-    );
+  } else if (database.url !== undefined) {
+    await notifyInvalidation(database.db, topic, key);
   }
 }
 
-/** Ends every session of `userId` in the store the servers use: Redis with REDIS_URL, the sessions table otherwise. */
-async function endSessions(config: Config, database: Database, userId: number): Promise<void> {
-  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl);
+/** The command's own database: PostgreSQL itself, or the embedded database, locked for this process. */
+const ownDatabase: Opener = async (work) => {
+  const config = loadConfig();
+  const database = await openDatabase(commandDatabase(config));
   try {
-    await backingSessionStore(database.db, new UserIdentity(), redis, config.sessionLifetimeMin * 60).destroyForUser(userId);
+    return await work({ config, database, publish: (topic, key) => publishToServers(config, database, topic, key) });
   } finally {
-    await redis?.quit();
+    await database.close();
+  }
+};
+
+function write(output: Pick<CommandAnswer, 'stdout' | 'stderr'>): void {
+  process.stdout.write(output.stdout);
+  process.stderr.write(output.stderr);
+}
+
+/**
+ * A command that needs the database runs on the command's own; when a server holds the embedded
+ * database, that server carries it out over its local channel (contract section 11) and this
+ * process prints its output and exits with its code. A server still starting is waited for; one
+ * that cannot take commands, or a command holding the database, stops this one at once.
+ */
+async function runDatabaseCommand(name: string, args: string[]): Promise<number> {
+  const command = DATABASE_COMMANDS[name]!;
+  const deadline = Date.now() + SERVER_START_WAIT_MS;
+  let waiting = false;
+  for (;;) {
+    const out = new Transcript();
+    try {
+      const code = await command(args, ownDatabase, out);
+      write(out);
+      return code;
+    } catch (error) {
+      write(out);
+      const holder = error instanceof DataDirLockedError ? error.holder : undefined;
+      if (!(error instanceof DataDirLockedError) || holder?.role !== 'serve') throw error;
+      const server = `the server (process ${holder.pid}) holding the embedded database in ${error.dataDir}`;
+      const asked = await askServer(error.dataDir, { command: name, args }, ANSWER_WITHIN_MS);
+      if (asked.kind === 'answered') {
+        console.error(`Carried out by ${server}.`);
+        write(asked.answer);
+        return asked.answer.code;
+      }
+      if (asked.kind === 'failed') {
+        console.error(`Not carried out: ${server} cannot take it (${asked.reason}); stop the server first or set DATABASE_URL.`);
+        return 1;
+      }
+      if (Date.now() >= deadline) {
+        console.error(
+          `Not carried out: ${server} took no command within ${SERVER_START_WAIT_MS / 1000} s; stop it first or set DATABASE_URL.`,
+        );
+        return 1;
+      }
+      if (!waiting) console.error(`Waiting for ${server} to finish starting…`);
+      waiting = true;
+      await sleep(RETRY_MS);
+    }
   }
 }
 
 async function run(command: string | undefined, args: string[]): Promise<number> {
+  if (command !== undefined && Object.hasOwn(DATABASE_COMMANDS, command)) return runDatabaseCommand(command, args);
   switch (command) {
     case 'serve': {
       const { values } = parseArgs({ args, options: { workers: { type: 'string' } } });
-      const config = loadConfig();
+      const loaded = loadConfig();
       if (cluster.isWorker) {
-        await serve(config, { migrated: true });
+        await serve(loaded, { migrated: true });
         return 0;
       }
-      const workers = workerCount(values.workers, config.databaseUrl === undefined);
+      const workers = workerCount(values.workers, loaded.databaseUrl === undefined);
+      const config = await settlePort(loaded);
       if (workers === 1) {
         await serve(config);
         return 0;
       }
       // Once, here, so the workers start on a migrated database instead of queueing on its lock.
       const database = await openDatabase(commandDatabase(config));
+      let applied: string[];
       try {
-        await migrate(database);
+        applied = await migrate(database);
       } finally {
         await database.close();
       }
-      return runPrimary(workers, pino({ level: config.logLevel }).child({ role: 'primary' }));
-    }
-    case 'migrate': {
-      const config = loadConfig();
-      const database = await openDatabase(commandDatabase(config));
-      try {
-        const applied = await migrate(database);
-        console.log(applied.length === 0 ? 'Nothing to migrate.' : `Applied: ${applied.join(', ')}`);
-      } finally {
-        await database.close();
-      }
-      return 0;
-    }
-    case 'admin:create': {
-      const { values } = parseArgs({
-        args,
-        options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
+      const log = pino({ level: config.logLevel }, logDestination(config.logFormat, undefined, process.stdout.isTTY === true)).child({
+        role: 'primary',
       });
-      if (values.email === undefined || values.password === undefined) {
-        console.error('admin:create needs --email and --password.');
-        return 2;
-      }
-      const input = { email: values.email, password: values.password, name: values.name };
-      const config = loadConfig();
-      const id = await withDatabase(config, async (database) => {
-        const { id: userId, promoted } = await createOrPromoteAdmin(database.db, new PasswordHasher(), input);
-        // Committed: the old password's sessions end (a reset password lets no one stay in), and
-        // running servers drop the user's cached sessions now instead of serving the old roles,
-        // status and name for up to SESSION_CACHE_S (docs/architecture.md, "Session cache").
-        if (promoted) await endSessions(config, database, userId);
-        await announce(config, database, `SESSION_CACHE_S (${config.sessionCacheS} s)`, SESSIONS_TOPIC, userKey(userId));
-        return userId;
+      const migrations = { applied: applied.length, total: listMigrations().length };
+      return runPrimary(workers, log, {
+        // Every worker listens on the port chosen here, which the links they make name.
+        env: { PORT: String(config.port) },
+        onListening: (port) => {
+          const { message, startup } = startupSummary({ config, database: database, migrations, workers, port });
+          log.info({ startup }, message);
+        },
       });
-      console.log(id);
-      return 0;
-    }
-    case 'seed:demo': {
-      const { values } = parseArgs({ args, options: { password: { type: 'string' } } });
-      if (values.password !== undefined && [...values.password].length < 8)
-        throw new UsageError('The password must be at least 8 characters.');
-      const config = loadConfig();
-      const report = await withDatabase(config, async (database) => {
-        const seeded = await seedDemo(
-          {
-            db: database.db,
-            keys: new Keyring(config.appKey),
-            storage: new LocalDiskStorage(config.dataDir),
-            hasher: new PasswordHasher(),
-            currency: config.defaultCurrency,
-          },
-          { password: values.password },
-        );
-        // Servers beside this command drop their cached catalogue now.
-        await announce(config, database, "the catalogue cache's age limit (60 s)", CATALOGUE_TOPIC);
-        return seeded;
-      });
-      console.log(formatSeedReport(report));
-      return 0;
-    }
-    case 'ledger:verify': {
-      const report = await withDatabase(loadConfig(), ({ db }) => verifyLedger(db));
-      const text = formatLedgerReport(report);
-      if (report.problems.length > 0) {
-        console.error(text);
-        return 1;
-      }
-      console.log(text);
-      return 0;
     }
     case undefined:
     case 'help':
@@ -188,13 +170,10 @@ export async function main(argv: string[]): Promise<number> {
     return await run(command, args);
   } catch (error) {
     // Expected failures are one clear line; anything else keeps its stack for the operator.
-    if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof WorkersError) {
-      console.error(error.message);
-      return 1;
-    }
-    if (error instanceof Error && (error.name === 'UsageError' || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_'))) {
-      console.error(error.message);
-      return 2;
+    const expected = expectedFailure(error);
+    if (expected !== undefined) {
+      console.error(expected.line);
+      return expected.code;
     }
     console.error(error);
     return 1;

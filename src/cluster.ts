@@ -45,8 +45,14 @@ interface Slot {
  * (src/server.ts) drains it. Resolves with the exit code once every worker has gone: 0 when all
  * closed cleanly. A worker that dies before any worker ever listened means the service cannot
  * start (port taken, bad configuration): the primary stops rather than retrying forever.
+ * `options.env` is added to each worker's environment; `options.onListening` is called when the
+ * first worker listens (the start line is the primary's to say, once).
  */
-export function runPrimary(count: number, log: Logger): Promise<number> {
+export function runPrimary(
+  count: number,
+  log: Logger,
+  options: { env?: Record<string, string>; onListening?: (port: number) => void } = {},
+): Promise<number> {
   const slots: Slot[] = [];
   const byId = new Map<number, number>();
   let anyListened = false;
@@ -58,7 +64,7 @@ export function runPrimary(count: number, log: Logger): Promise<number> {
   const fork = (index: number) => {
     const slot = slots[index]!;
     slot.restart = undefined;
-    const worker = cluster.fork();
+    const worker = cluster.fork(options.env);
     slot.worker = worker;
     slot.startedAt = Date.now();
     byId.set(worker.id, index);
@@ -86,7 +92,8 @@ export function runPrimary(count: number, log: Logger): Promise<number> {
     finishIfEmpty();
   };
 
-  cluster.on('listening', (worker) => {
+  cluster.on('listening', (worker, address) => {
+    if (!anyListened) options.onListening?.(address.port);
     anyListened = true;
     log.debug({ worker: worker.process.pid }, 'worker listening');
   });

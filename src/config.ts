@@ -19,7 +19,10 @@ export interface Config {
   databasePoolSize: number;
   redisUrl: string | undefined;
   appKey: Buffer;
+  /** APP_URL, or derived from HOST and PORT when unset (contract section 11): where generated links point. */
   appUrl: string;
+  /** Whether APP_URL was set (not derived): the server then says so at start when it differs from where it listens. */
+  appUrlSet: boolean;
   frontendUrl: string;
   corsOrigins: string[];
   mailUrl: string | undefined;
@@ -135,9 +138,25 @@ function appKey(env: Env, dataDir: string): Buffer {
   return key;
 }
 
+/** Addresses that say "this machine" (loopback) or "every interface" (wildcard): links to them say `localhost`. */
+const LOCAL_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|0\.0\.0\.0|::|::ffff:127(\.\d{1,3}){3}|::ffff:0\.0\.0\.0)$/i;
+
+/**
+ * APP_URL when unset (contract section 11): `http://localhost:{PORT}`, or `http://{HOST}:{PORT}`
+ * when HOST names one interface other than loopback, so that links point where the server listens.
+ */
+export function defaultAppUrl(host: string, port: number): string {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (LOCAL_HOSTS.test(bare)) return `http://localhost:${port}`;
+  return `http://${isIP(bare) === 6 ? `[${bare}]` : bare}:${port}`;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(read(env, 'DATA_DIR') ?? './data');
-  const appUrl = url(env, 'APP_URL', 'http://localhost:8000', ['http:', 'https:'])!;
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+  const port = integer(env, 'PORT', 8000, 0, 65535);
+  const appUrlSet = read(env, 'APP_URL') !== undefined;
+  const appUrl = url(env, 'APP_URL', defaultAppUrl(host, port), ['http:', 'https:'])!;
   const frontendUrl = url(env, 'FRONTEND_URL', 'http://localhost:5173', ['http:', 'https:'])!;
   const corsRaw = read(env, 'CORS_ORIGINS');
   const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
@@ -179,8 +198,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   return {
     appName: read(env, 'APP_NAME') ?? 'croupier',
-    host: read(env, 'HOST') ?? '127.0.0.1',
-    port: integer(env, 'PORT', 8000, 0, 65535),
+    host,
+    port,
     dataDir,
     databaseUrl,
     databaseDirectUrl,
@@ -189,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']),
     appKey: appKey(env, dataDir),
     appUrl,
+    appUrlSet,
     frontendUrl,
     corsOrigins: (corsRaw ?? frontendUrl).split(',').map((item) => origin('CORS_ORIGINS', item.trim())),
     mailUrl: url(env, 'MAIL_URL', undefined, ['smtp:', 'smtps:']),

@@ -1,33 +1,118 @@
 import cluster from 'node:cluster';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
-import { openDatabase, serverDatabase } from './platform/db/client.ts';
-import { migrate } from './platform/db/migrate.ts';
+import { carryOut, type Opener } from './commands.ts';
+import { defaultAppUrl, type Config } from './config.ts';
+import { openCommandChannel, type CommandChannel } from './platform/command-channel.ts';
+import { openDatabase, serverDatabase, type Database } from './platform/db/client.ts';
+import { DataDirLockedError } from './platform/db/lock.ts';
+import { listMigrations, migrate } from './platform/db/migrate.ts';
+import { loggableError } from './platform/log-safety.ts';
+import { appUrlNote, startupSummary } from './platform/startup-summary.ts';
 
 /** Seconds a shutdown may take before the process gives up on open connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface ServeOptions {
-  /** A cluster worker: its primary migrated the database before forking it. */
+  /** A cluster worker: its primary migrated the database before forking it, and says the start line. */
   migrated?: boolean;
 }
 
-export async function serve(config: Config, options: ServeOptions = {}): Promise<FastifyInstance> {
-  const database = await openDatabase(serverDatabase(config));
-  let app: FastifyInstance;
+/**
+ * PORT=0 asks the system for a free port. It is chosen here, before the app is built, so that
+ * the default APP_URL and every link made from it name the port the server will listen on.
+ */
+export async function settlePort(config: Config): Promise<Config> {
+  if (config.port !== 0) return config;
+  const probe = createServer();
+  probe.listen(0, config.host);
+  await once(probe, 'listening');
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  if (address === null || typeof address === 'string') return config;
+  return { ...config, port: address.port, appUrl: config.appUrlSet ? config.appUrl : defaultAppUrl(config.host, address.port) };
+}
+
+/**
+ * The embedded database belongs to this process: commands run beside it are carried out here,
+ * over a socket in DATA_DIR (src/platform/command-channel.ts), on this process's database and
+ * caches. Where the channel cannot open, the server still serves, and says commands must wait.
+ */
+async function takeCommands(config: Config, database: Database, app: FastifyInstance): Promise<CommandChannel | undefined> {
+  const open: Opener = (work) => work({ config, database, publish: (topic, key) => app.invalidation.publish(topic, key) });
   try {
-    if (options.migrated !== true) await migrate(database);
+    return await openCommandChannel(
+      config.dataDir,
+      async (request) => {
+        const answer = await carryOut(request, open, (error) =>
+          app.log.error({ command: request.command, err: loggableError(error) }, 'command from the command line failed'),
+        );
+        app.log.info({ command: request.command, code: answer.code }, 'carried out a command for the command line');
+        return answer;
+      },
+      app.log,
+    );
+  } catch (error) {
+    app.log.warn(
+      { err: loggableError(error) },
+      'commands cannot reach this server (no local socket): stop it before running migrate, admin:create, seed:demo or ledger:verify',
+    );
+    return undefined;
+  }
+}
+
+/** How long a server waits for a command holding the embedded database (a seed, a verify) to finish. */
+const COMMAND_WAIT_MS = 60_000;
+
+/**
+ * The server's database. A command holding the embedded database is short: the server waits for
+ * it (saying so once) rather than refusing to start, so the quick start's order does not matter.
+ * Another server holding it is refused at once.
+ */
+async function openServerDatabase(config: Config): Promise<Database> {
+  const deadline = Date.now() + COMMAND_WAIT_MS;
+  let said = false;
+  for (;;) {
+    try {
+      return await openDatabase(serverDatabase(config));
+    } catch (error) {
+      if (!(error instanceof DataDirLockedError) || error.holder?.role !== 'command' || Date.now() >= deadline) throw error;
+      if (!said)
+        process.stderr.write(
+          `Waiting for the command (process ${error.holder.pid}) holding the embedded database in ${error.dataDir} to finish…\n`,
+        );
+      said = true;
+      await sleep(250);
+    }
+  }
+}
+
+export async function serve(config: Config, options: ServeOptions = {}): Promise<FastifyInstance> {
+  const database = await openServerDatabase(config);
+  let app: FastifyInstance;
+  let applied: string[] = [];
+  let channel: CommandChannel | undefined;
+  try {
+    if (options.migrated !== true) applied = await migrate(database);
     app = await buildApp(config, { database });
+    if (database.kind === 'pglite') channel = await takeCommands(config, database, app);
   } catch (error) {
     await database.close();
     throw error;
   }
   // Closed after the app, not in an onClose hook: Fastify runs those last-registered first, so a
   // hook added here would end the pool before the draw scheduler's tick and the drain had finished.
-  const close = () => app.close().then(() => database.close());
+  // The command channel goes first: a command under way finishes on the open database.
+  const close = async () => {
+    await channel?.close();
+    await app.close();
+    await database.close();
+  };
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -58,8 +143,26 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await close();
     throw error;
   }
+  if (options.migrated !== true) {
+    const port = listeningPort(app, config);
+    const { message, startup } = startupSummary({
+      config,
+      database,
+      migrations: { applied: applied.length, total: listMigrations().length },
+      workers: 1,
+      port,
+    });
+    app.log.info({ startup }, message);
+    const note = appUrlNote(config, port);
+    if (note !== undefined) app.log.info(note);
+  }
   collectStartupGarbage();
   return app;
+}
+
+function listeningPort(app: FastifyInstance, config: Config): number {
+  const address = app.server.address();
+  return address !== null && typeof address === 'object' ? address.port : config.port;
 }
 
 /** Long enough for V8 to finish optimising the embedded database's WebAssembly in the background. */

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { Browser, run, scratch, serve } from '../helpers/cli.ts';
+import { spawn } from 'node:child_process';
+import { Browser, BIN, run, scratch, serve } from '../helpers/cli.ts';
 import { backend } from '../helpers/database.ts';
 
 describe('command line', () => {
@@ -31,27 +32,156 @@ describe('command line', () => {
     assert.match(short.stderr, /at least 8 characters/);
   });
 
-  test('the embedded database belongs to one process: a second one stops with one line saying it is in use', async () => {
-    const where = { DATA_DIR: dataDir() };
-    const server = await serve(where);
-    try {
+  if (backend === 'pglite') {
+    test('while a server holds the embedded database, it carries out admin:create, seed:demo, ledger:verify and migrate with the output and exit codes they have without one', async () => {
+      const commands = [
+        ['admin:create', '--email', 'ops@example.com', '--password', 'a long password'],
+        ['seed:demo', '--password', 'demo password'],
+        ['seed:demo', '--password', 'demo password'],
+        ['ledger:verify'],
+        ['migrate'],
+        ['admin:create', '--email', 'not-an-email', '--password', 'a long password'],
+        ['admin:create', '--email', 'ops@example.com'],
+        ['seed:demo', '--password', 'short'],
+      ];
+      const alone = { DATA_DIR: dataDir() };
+      const expected = [];
+      for (const args of commands) expected.push(await run(args, alone));
+      assert.deepEqual(
+        expected.map((result) => result.code),
+        [0, 0, 0, 0, 0, 2, 2, 2],
+        expected.map((result) => result.stderr).join(''),
+      );
+
+      const where = { DATA_DIR: dataDir() };
+      const server = await serve(where);
+      try {
+        for (const [index, args] of commands.entries()) {
+          const result = await run(args, where);
+          assert.equal(result.code, expected[index]!.code, `${args.join(' ')}: ${result.stderr}`);
+          assert.equal(result.stdout, expected[index]!.stdout, args.join(' '));
+          const [said, ...rest] = result.stderr.split('\n');
+          // Usage errors are found before the database is asked for: nothing is sent to the server.
+          if (result.code !== 2 || args[2] === 'not-an-email') {
+            assert.match(
+              said!,
+              new RegExp(`^Carried out by the server \\(process ${server.child.pid}\\) holding the embedded database in `),
+            );
+            assert.equal(rest.join('\n'), expected[index]!.stderr, args.join(' '));
+          } else {
+            assert.equal(result.stderr, expected[index]!.stderr, args.join(' '));
+          }
+        }
+        const operator = new Browser(server.url);
+        await operator.call('GET', '/api/csrf-cookie');
+        assert.equal((await operator.call('POST', '/api/login', { email: 'ops@example.com', password: 'a long password' })).status, 200);
+        const user = JSON.parse((await operator.call('GET', '/api/user')).text) as { roles: string[] };
+        assert.ok(user.roles.includes('super-admin'), JSON.stringify(user));
+        const demo = new Browser(server.url);
+        await demo.call('GET', '/api/csrf-cookie');
+        assert.equal((await demo.call('POST', '/api/login', { email: 'demo@example.com', password: 'demo password' })).status, 200);
+        // Another server is still refused at once.
+        const anotherServer = await run(['serve'], { ...where, PORT: '0' });
+        assert.equal(anotherServer.code, 1);
+        assert.match(anotherServer.stderr.trim(), /^[^\n]*in use[^\n]*$/);
+      } finally {
+        assert.equal(await server.stop(), 0, 'a graceful shutdown exits 0');
+      }
+      const log = server.output();
+      assert.match(log, /carried out a command for the command line/);
+      assert.ok(!log.includes('a long password') && !log.includes('demo password'), 'a password sent over the socket reached the log');
+      // The lock and the socket go with the server; the next command runs in its own process.
+      assert.ok(!existsSync(join(where.DATA_DIR, 'croupier.sock')));
+      const after = await run(['ledger:verify'], where);
+      assert.equal(after.code, 0, after.stderr);
+      assert.equal(after.stderr, '');
+    });
+
+    test('the command socket opens for its owner only (0600); a socket others may open is not trusted with a command', async () => {
+      const where = { DATA_DIR: dataDir() };
+      const server = await serve(where);
+      const socket = join(where.DATA_DIR, 'croupier.sock');
+      try {
+        const stats = statSync(socket);
+        assert.ok(stats.isSocket());
+        assert.equal(stats.mode & 0o777, 0o600);
+        assert.equal(stats.uid, process.getuid!());
+        chmodSync(socket, 0o666);
+        const refused = await run(['admin:create', '--email', 'ops@example.com', '--password', 'a long password'], where);
+        assert.equal(refused.code, 1);
+        assert.equal(refused.stdout, '');
+        assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+        assert.match(refused.stderr, /^Not carried out: .*may be opened by other users/);
+        chmodSync(socket, 0o600);
+        const browser = new Browser(server.url);
+        await browser.call('GET', '/api/csrf-cookie');
+        assert.equal((await browser.call('POST', '/api/login', { email: 'ops@example.com', password: 'a long password' })).status, 422);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    test('a server killed with SIGKILL leaves a socket that blocks neither a command nor the next server', async () => {
+      const where = { DATA_DIR: dataDir() };
+      const killed = await serve(where);
+      killed.child.kill('SIGKILL');
+      await killed.stop();
+      assert.ok(existsSync(join(where.DATA_DIR, 'croupier.sock')), 'the killed server left its socket');
+      const alone = await run(['admin:create', '--email', 'ops@example.com', '--password', 'a long password'], where);
+      assert.equal(alone.code, 0, alone.stderr);
+      assert.equal(alone.stderr, '');
+      const server = await serve(where);
+      try {
+        const through = await run(['admin:create', '--email', 'ops@example.com', '--password', 'a long password'], where);
+        assert.equal(through.code, 0, through.stderr);
+        assert.equal(through.stdout, alone.stdout);
+        assert.match(through.stderr, /^Carried out by the server/);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    test('a server started while a command holds the embedded database waits for it, then serves', async () => {
+      const where = { DATA_DIR: dataDir() };
+      const lock = join(where.DATA_DIR, 'croupier.lock');
+      // This test's own process stands for a command that holds the database.
+      writeFileSync(lock, `${process.pid}\ncommand\n`);
+      const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env.PATH, DATA_DIR: where.DATA_DIR, PORT: '0' } });
+      let output = '';
+      let closed = false;
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.once('close', () => (closed = true));
+      const seen = async (text: string) => {
+        while (!output.includes(text)) {
+          if (closed) throw new Error(`serve exited before saying ${text}:\n${output}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      const exited = new Promise((resolve) => child.once('close', resolve));
+      try {
+        await seen(`Waiting for the command (process ${process.pid}) holding the embedded database`);
+        // The command finishes.
+        rmSync(lock);
+        await seen('Server listening at');
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    });
+
+    test('a command holding the embedded database stops another at once with one line saying so', async () => {
+      const where = { DATA_DIR: dataDir() };
+      // This test's own process stands for a command that holds the database.
+      writeFileSync(join(where.DATA_DIR, 'croupier.lock'), `${process.pid}\ncommand\n`);
       const second = await run(['admin:create', '--email', 'a@b.co', '--password', 'long-enough-pw'], where);
       assert.equal(second.code, 1);
       assert.equal(second.stdout, '');
       const lines = second.stderr.trim().split('\n');
       assert.equal(lines.length, 1, second.stderr);
-      assert.match(lines[0]!, /in use/);
-      const anotherServer = await run(['serve'], { ...where, PORT: '0' });
-      assert.equal(anotherServer.code, 1);
-      assert.match(anotherServer.stderr.trim(), /^[^\n]*in use[^\n]*$/);
-    } finally {
-      assert.equal(await server.stop(), 0, 'a graceful shutdown exits 0');
-    }
-    // The lock goes with the server.
-    const after = await run(['admin:create', '--email', 'a@b.co', '--password', 'long-enough-pw'], where);
-    assert.equal(after.code, 0, after.stderr);
-    assert.match(after.stdout, /^\d+\n$/);
-  });
+      assert.match(lines[0]!, new RegExp(`in use by process ${process.pid}`));
+    });
+  }
 
   test('a running server logs requests at trace level without a password, session id, token, 2FA secret or recovery code', async () => {
     const where = await target();
@@ -112,7 +242,7 @@ describe('command line', () => {
     const where = await target();
     const email = 'promoted@example.com';
     const password = 'Old-Password-123';
-    let server = await serve(where);
+    const server = await serve(where);
     try {
       const signedUp = new Browser(server.url);
       await signedUp.call('GET', '/api/csrf-cookie');
@@ -123,11 +253,9 @@ describe('command line', () => {
       assert.equal((await remembered.call('POST', '/api/login', { email, password, remember: true })).status, 200);
       // Only the remember-me cookie: the next request revives a session from it.
       for (const name of [...remembered.jar.keys()]) if (!name.startsWith('remember_web_')) remembered.jar.delete(name);
-      // The embedded database belongs to the server: the command runs while it is stopped.
-      if (backend === 'pglite') await server.stop();
+      // On the embedded database, the server carries the command out and drops the sessions it holds in memory.
       const promoted = await run(['admin:create', '--email', email, '--password', 'New-Password-456'], where);
       assert.equal(promoted.code, 0, promoted.stderr);
-      if (backend === 'pglite') server = await serve(where);
       for (const [name, browser] of [
         ['the signed-in session', signedUp],
         ['the remember-me cookie', remembered],

@@ -68,6 +68,21 @@ describe('configuration', () => {
     assert.equal(config.secureCookies, true);
   });
 
+  test('unset, APP_URL follows PORT, and HOST when HOST is neither a loopback nor a wildcard address', () => {
+    const appUrl = (env: Record<string, string>) => loadConfig({ ...base(), ...env }).appUrl;
+    assert.equal(appUrl({ PORT: '23817' }), 'http://localhost:23817');
+    for (const host of ['127.0.0.1', '127.0.1.1', 'localhost', '::1', '0.0.0.0', '::']) {
+      assert.equal(appUrl({ HOST: host, PORT: '9000' }), 'http://localhost:9000', host);
+    }
+    assert.equal(appUrl({ HOST: '192.168.1.20', PORT: '9000' }), 'http://192.168.1.20:9000');
+    assert.equal(appUrl({ HOST: 'fd00::20', PORT: '9000' }), 'http://[fd00::20]:9000');
+    assert.equal(appUrl({ HOST: 'api.internal', PORT: '9000' }), 'http://api.internal:9000');
+    assert.equal(loadConfig({ ...base(), PORT: '9000' }).appUrlSet, false);
+    const set = loadConfig({ ...base(), PORT: '9000', APP_URL: 'https://casino.example.com' });
+    assert.equal(set.appUrl, 'https://casino.example.com');
+    assert.equal(set.appUrlSet, true);
+  });
+
   test('an invalid value stops the start with one line naming the variable', () => {
     rejects({ PORT: 'abc' }, 'PORT');
     rejects({ PORT: '70000' }, 'PORT');

@@ -6,7 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { AdvisoryLeaderLock, soleLeader, type LeaderLock } from './leader.ts';
-import { acquireDataDirLock, type DataDirLock } from './lock.ts';
+import { acquireDataDirLock, type DataDirLock, type LockRole } from './lock.ts';
 import { dataDirTemplate, holdsDatabase, type DataDirTemplate } from './template.ts';
 
 /** Anything that runs queries: the database itself or a transaction opened on it. */
@@ -56,6 +56,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Where a fresh data directory is copied from instead of running initdb (template.ts); false: always initdb. */
   template?: DataDirTemplate | false;
+  /** Who holds the embedded database's lock: a server takes commands run beside it (lock.ts); a command by default. */
+  lockRole?: LockRole;
 }
 
 /** The database settings of the configuration (src/config.ts). */
@@ -75,6 +77,7 @@ export function serverDatabase(config: DatabaseConfig): DatabaseOptions {
     preparedStatements: config.databasePreparedStatements,
     poolSize: config.databasePoolSize,
     dataDir: config.dataDir,
+    lockRole: 'serve',
   };
 }
 
@@ -145,7 +148,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
   }
   let lock: DataDirLock | undefined;
-  if (options.inMemory !== true) lock = acquireDataDirLock(options.dataDir);
+  if (options.inMemory !== true) lock = acquireDataDirLock(options.dataDir, options.lockRole);
   try {
     const template = options.template ?? dataDirTemplate();
     const client = options.inMemory === true ? await openInMemory(template) : await openDataDir(`${options.dataDir}/pgdata`, template);

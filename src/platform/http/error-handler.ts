@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/client.ts';
-import { DomainError, MalformedRequestError, ServiceUnavailableError } from '../errors.ts';
+import { DomainError, MalformedRequestError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { loggableError } from '../log-safety.ts';
 import { isRedisUnavailable } from '../redis.ts';
 
@@ -116,7 +116,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
       if (error.status >= 500) request.log.error({ code: error.code, err: loggableError(error) }, 'domain error');
-      else request.log.info({ code: error.code, status: error.status }, 'request refused');
+      // A validation failure names its fields, never their values (a password, a card number).
+      else if (error instanceof ValidationError) {
+        request.log.info({ code: error.code, status: error.status, fields: Object.keys(error.errors) }, 'request refused');
+      } else request.log.info({ code: error.code, status: error.status }, 'request refused');
       return send(reply, error.status, error.body(), error.headers);
     }
     const client = clientError(error);

@@ -83,7 +83,7 @@ export function registerDemoGameRoutes(app: App, ctx: AppContext, root: FastifyI
         response: { 200: OpenAnswer, ...errorResponses },
       },
     },
-    async (request) => server.open(request.body.token, request.log),
+    async (request) => server.open(request.body.token, request),
   );
 
   app.post(
@@ -108,7 +108,7 @@ export function registerDemoGameRoutes(app: App, ctx: AppContext, root: FastifyI
       const stake = check.money('stake', request.body.stake, { min: 1n, max: MAX_STAKE });
       const credits = request.body.credits === undefined ? undefined : check.money('credits', request.body.credits);
       check.throwIfFailed();
-      return server.spin(request.body.session, stake, credits, request.log);
+      return server.spin(request.body.session, stake, credits, request);
     },
   );
 }

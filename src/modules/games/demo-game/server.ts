@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
@@ -32,6 +32,9 @@ export interface SpinResult {
   balance: number | null;
   currency: string | null;
 }
+
+/** The page's request a wallet call is made for: its log, and its id, which the wallet call carries (one id across the spin and its bet and win). */
+export type Caller = Pick<FastifyRequest, 'id' | 'log'>;
 
 /** A launch of a `demo`-adapter provider's game, as the demo game server finds it by a token. */
 interface DemoSession {
@@ -89,7 +92,7 @@ export class DemoGameServer {
   }
 
   /** The page's first call: redeems the launch token (once) for a session token. */
-  async open(launchToken: string, log: FastifyBaseLogger): Promise<OpenResult> {
+  async open(launchToken: string, caller: Caller): Promise<OpenResult> {
     const session = await this.#session(gameSessions.launchTokenHash, launchToken);
     const base = { demo: session.demo, game: session.gameName };
     if (session.demo) {
@@ -103,7 +106,7 @@ export class DemoGameServer {
       return { ...base, status: 'OK', session: token, balance: toUnits(DEMO_CREDITS), currency: session.currency };
     }
     const provider = this.#secret(session);
-    const answer = provider === undefined ? undefined : await this.#call(provider, 'balance', { token: launchToken }, log);
+    const answer = provider === undefined ? undefined : await this.#call(provider, 'balance', { token: launchToken }, caller);
     if (answer === undefined) return { ...base, status: 'UNAVAILABLE', session: null, balance: null, currency: null };
     return { ...base, status: answer.status, session: answer.session ?? null, balance: answer.balance, currency: answer.currency };
   }
@@ -112,7 +115,7 @@ export class DemoGameServer {
    * One spin: the reels are drawn first, then the stake is bet; a refused bet shows nothing of
    * them. `credits` are the page's play credits (cents) for a demo launch, ignored otherwise.
    */
-  async spin(sessionToken: string, stake: bigint, credits: bigint | undefined, log: FastifyBaseLogger): Promise<SpinResult> {
+  async spin(sessionToken: string, stake: bigint, credits: bigint | undefined, caller: Caller): Promise<SpinResult> {
     const session = await this.#session(gameSessions.sessionTokenHash, sessionToken);
     const reels = spin();
     const pays = multiplier(reels);
@@ -148,7 +151,7 @@ export class DemoGameServer {
         amount: toUnits(stake),
         currency: session.currency,
       },
-      log,
+      caller,
     );
     if (bet === undefined) return refused('UNAVAILABLE', null);
     if (bet.status !== 'OK') return refused(bet.status, bet.balance);
@@ -163,11 +166,11 @@ export class DemoGameServer {
     };
     let settled: DemoWalletAnswer | undefined;
     for (let attempt = 1; attempt <= WIN_ATTEMPTS && settled === undefined; attempt++) {
-      settled = await this.#call(provider, 'win', settle, log);
+      settled = await this.#call(provider, 'win', settle, caller);
     }
     if (settled?.status !== 'OK') {
       // The stake is taken and the round stays open: the round's record shows it to operators.
-      log.error({ round, status: settled?.status, win: toUnits(win) }, 'demo game could not settle a round; it stays open');
+      caller.log.error({ round, status: settled?.status, win: toUnits(win) }, 'demo game could not settle a round; it stays open');
       return { status: 'UNSETTLED', reels, multiplier: pays, win: toUnits(win), balance: bet.balance, currency: session.currency };
     }
     return { status: 'OK', reels, multiplier: pays, win: toUnits(win), balance: settled.balance, currency: session.currency };
@@ -177,13 +180,13 @@ export class DemoGameServer {
     provider: { id: number; secret: string },
     action: 'balance' | 'bet' | 'win',
     body: Record<string, unknown>,
-    log: FastifyBaseLogger,
+    caller: Caller,
   ): Promise<DemoWalletAnswer | undefined> {
     try {
-      return await this.#wallet.call(provider, action, body);
+      return await this.#wallet.call(provider, action, body, caller.id);
     } catch (error) {
       if (!(error instanceof WalletUnreachableError)) throw error;
-      log.error({ err: error, action, provider: provider.id }, 'the demo game got no answer from the wallet');
+      caller.log.error({ err: error, action, provider: provider.id }, 'the demo game got no answer from the wallet');
       return undefined;
     }
   }

@@ -22,7 +22,8 @@ export class WalletUnreachableError extends Error {
  * signature checked on the raw bytes), but hands the request to this process's own router
  * (`app.inject`) instead of the network: the whole route runs (raw body, signature, adapter,
  * wallet function) without depending on APP_URL being reachable from the server itself
- * (docs/games.md, "Demo game").
+ * (docs/games.md, "Demo game"). Each call carries the request id of the page's request that
+ * caused it (`X-Request-Id`), so a spin and its `bet` and `win` share one id in the log.
  */
 export class DemoWalletClient {
   readonly #app: FastifyInstance;
@@ -31,12 +32,21 @@ export class DemoWalletClient {
     this.#app = app;
   }
 
-  async call(provider: { id: number; secret: string }, action: WalletAction, body: Record<string, unknown>): Promise<DemoWalletAnswer> {
+  async call(
+    provider: { id: number; secret: string },
+    action: WalletAction,
+    body: Record<string, unknown>,
+    requestId?: string,
+  ): Promise<DemoWalletAnswer> {
     const raw = JSON.stringify(body);
     const response = await this.#app.inject({
       method: 'POST',
       url: `/api/providers/${provider.id}/wallet/${action}`,
-      headers: { 'content-type': 'application/json', 'x-signature': signBody(provider.secret, raw, Math.floor(Date.now() / 1000)) },
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': signBody(provider.secret, raw, Math.floor(Date.now() / 1000)),
+        ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
+      },
       payload: raw,
     });
     if (response.statusCode !== 200) {

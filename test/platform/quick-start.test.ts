@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Browser, run, scratch, serve, type Server } from '../helpers/cli.ts';
+import { backend } from '../helpers/database.ts';
+import { freePort } from '../resilience/instances.ts';
+
+async function signIn(url: string, email: string, password: string): Promise<Browser> {
+  const browser = new Browser(url);
+  assert.equal((await browser.call('GET', '/api/csrf-cookie')).status, 204);
+  const login = await browser.call('POST', '/api/login', { email, password });
+  assert.equal(login.status, 200, login.text);
+  return browser;
+}
+
+async function json<T>(browser: Browser, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await browser.call(method, path, body);
+  assert.ok(res.status >= 200 && res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
+  return JSON.parse(res.text) as T;
+}
+
+/** Starts and stops a server, and answers the lines of its output that hold `text`. */
+async function startedSaying(env: Record<string, string>, text: string): Promise<{ server: Server; lines: string[] }> {
+  const server = await serve(env);
+  await server.stop();
+  return {
+    server,
+    lines: server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(text)),
+  };
+}
+
+interface Page<T> {
+  data: T[];
+  links: { first: string; last: string };
+  meta: { path: string };
+}
+
+describe('the README quick start, top to bottom', () => {
+  const { target } = scratch('croupier-quick-start-');
+
+  test('with `npm start` running on PORT, admin:create and seed:demo succeed, both accounts sign in, and every link names that port', async () => {
+    const where = await target();
+    const port = await freePort();
+    const origin = `http://localhost:${port}`;
+    const server = await serve({ ...where, PORT: String(port) });
+    try {
+      assert.equal(server.url, `http://127.0.0.1:${port}`);
+      const admin = await run(['admin:create', '--email', 'ops@example.com', '--password', 'a long password'], where);
+      assert.equal(admin.code, 0, admin.stderr);
+      const seeded = await run(['seed:demo', '--password', 'demo password'], where);
+      assert.equal(seeded.code, 0, seeded.stderr);
+      assert.match(seeded.stdout, /demo player: demo@example\.com/);
+
+      const operator = await signIn(server.url, 'ops@example.com', 'a long password');
+      assert.ok((await json<{ roles: string[] }>(operator, 'GET', '/api/user')).roles.includes('super-admin'));
+
+      const player = await signIn(server.url, 'demo@example.com', 'demo password');
+      const games = await json<Page<{ thumbnail_url: string | null }>>(player, 'GET', '/api/providers/demo/games');
+      assert.ok(games.data.length > 0);
+      for (const link of [games.links.first, games.links.last, games.meta.path]) assert.ok(link.startsWith(`${origin}/`), link);
+      for (const game of games.data) assert.ok(game.thumbnail_url?.startsWith(`${origin}/storage/`), String(game.thumbnail_url));
+
+      const launched = await json<{ data: { url: string } }>(player, 'GET', '/api/provider-games/demo-fruit-slot/launch');
+      assert.ok(launched.data.url.startsWith(`${origin}/games/demo/play?token=`), launched.data.url);
+
+      const methods = await json<Page<{ id: number }>>(player, 'GET', '/api/payment-methods');
+      assert.ok(methods.links.first.startsWith(`${origin}/api/payment-methods`), methods.links.first);
+      const topup = await json<{ data: { payment_url: string } }>(player, 'POST', '/api/topups', {
+        payment_method_id: methods.data[0]!.id,
+        amount: 10,
+      });
+      assert.ok(topup.data.payment_url.startsWith(`${origin}/pay/`), topup.data.payment_url);
+
+      const openapi = await json<{ servers: { url: string }[] }>(player, 'GET', '/docs/json');
+      assert.deepEqual(openapi.servers, [{ url: origin }]);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  test('PORT=0 takes a port the system chooses, and links name that port', async () => {
+    const where = await target();
+    const server = await serve({ ...where, PORT: '0' });
+    try {
+      const port = new URL(server.url).port;
+      const openapi = JSON.parse((await new Browser(server.url).call('GET', '/docs/json')).text) as { servers: { url: string }[] };
+      assert.deepEqual(openapi.servers, [{ url: `http://localhost:${port}` }]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('one line at start names the database, DATA_DIR, migrations, workers, the scheduler, Redis and the URL', async () => {
+    const where = await target();
+    const { server, lines } = await startedSaying({ ...where, LOG_LEVEL: 'info' }, 'croupier ready at');
+    assert.equal(lines.length, 1, server.output());
+    const line = JSON.parse(lines[0]!) as { msg: string; startup: Record<string, unknown> };
+    const port = new URL(server.url).port;
+    assert.equal(line.startup.url, `http://localhost:${port}`);
+    assert.equal(line.startup.listening, `127.0.0.1:${port}`);
+    assert.equal(line.startup.dataDir, where.DATA_DIR);
+    assert.equal(line.startup.workers, 1);
+    assert.equal(line.startup.redis, 'off');
+    assert.match(String(line.startup.scheduler), /^(leads|leader-elected)/);
+    const migrations = line.startup.migrations as { applied: number; total: number };
+    // A fresh DATA_DIR is migrated by this start; the test's PostgreSQL database comes migrated.
+    assert.ok(migrations.total > 0, JSON.stringify(migrations));
+    assert.equal(migrations.applied, backend === 'pglite' ? migrations.total : 0);
+    if (backend === 'pglite') {
+      assert.equal(line.startup.database, `embedded ${where.DATA_DIR}/pgdata`);
+    } else {
+      const url = new URL(where.DATABASE_URL!);
+      assert.equal(line.startup.database, `PostgreSQL ${url.hostname}:${url.port}${url.pathname}`);
+      assert.ok(!line.msg.includes(url.password || 'no-password-in-url') && !line.msg.includes(`${url.username}@`), line.msg);
+    }
+    for (const part of [
+      `http://localhost:${port}`,
+      String(line.startup.database),
+      `DATA_DIR: ${where.DATA_DIR}`,
+      'migrations:',
+      'workers: 1',
+      'draw scheduler:',
+      'Redis: off',
+    ]) {
+      assert.ok(line.msg.includes(part), `${part} is not in: ${line.msg}`);
+    }
+  });
+
+  test('an APP_URL that is not where the server listens is said once at start', async () => {
+    const where = await target();
+    const { server, lines } = await startedSaying(
+      { ...where, LOG_LEVEL: 'info', APP_URL: 'https://casino.example.test' },
+      'APP_URL is https://casino.example.test, not where this server listens',
+    );
+    assert.equal(lines.length, 1, server.output());
+    const quiet = await serve({ ...(await target()), LOG_LEVEL: 'info' });
+    await quiet.stop();
+    assert.ok(!quiet.output().includes('not where this server listens'), quiet.output());
+  });
+});
