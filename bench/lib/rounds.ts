@@ -75,9 +75,12 @@ export async function alternateWithPgbench(options: {
   /** A connection to the bench database, for its backends' CPU. */
   client: pg.Client;
   pgbench(): number;
+  /** Runs once the warm-up is done, before the measured rounds. */
+  afterWarmup?(): Promise<void>;
 }): Promise<AlternatedFigures> {
   const failed = (result: autocannon.Result) => result.non2xx + result.errors + result.timeouts;
   const warmupFailures = failed((await options.run(options.warmup)).result);
+  await options.afterWarmup?.();
   let failures = 0;
   const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }[] = [];
   const theirs: number[] = [];
