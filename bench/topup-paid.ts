@@ -121,13 +121,6 @@ try {
       serverCpu: () => server.cpu(),
       client,
       pgbench,
-      // What autovacuum would have done by now (it may be off, as on the development server):
-      // the warm-up filled balances and ledger_entries after the `vacuum analyze` above saw
-      // them empty, and a plan the server cached meanwhile (a sequential scan of a table of a
-      // few pages) would read the whole table on every payment for the rest of the run.
-      afterWarmup: async () => {
-        await client.query('analyze');
-      },
     });
     byWorkers.push({ workers, figures });
   }

@@ -126,6 +126,95 @@ describe('the one paid path (pay_topup)', () => {
     assert.equal(counters.length, 0);
   });
 
+  /** The lines of one top-up as [user, type, amount, balance_after], in id order. */
+  const linesOf = async (topupId: number) =>
+    (
+      await rows<{ user_id: string | number; type: string; amount: string | number; balance_after: string | number }>(
+        ctx().db,
+        sql`select user_id, type, amount, balance_after from ledger_entries
+          where reference_type = 'topup' and reference_id = ${topupId} order by id`,
+      )
+    ).map((line) => [Number(line.user_id), line.type, BigInt(line.amount), BigInt(line.balance_after)]);
+  /** Gifts of 10 % (first) and 5 % (later), and a reward of 1.00 per payment. */
+  const giftsAndRewards = async (admin: { client: Parameters<typeof putSettings>[0] }) => {
+    await putSettings(admin.client, 'topup', { gift_rate_first_time: 10, gift_rate: 5, options: [] });
+    await putSettings(admin.client, 'referral', { bonus: 0, topped_up_bonus: 1, topped_up_bonus_rate: 0 });
+  };
+  /** A top-up of `amount` paid by webhook. */
+  const payTopup = async (player: { client: Parameters<typeof createTopup>[0] }, amount: number) => {
+    const topup = await createTopup(player.client, amount);
+    assert.equal((await webhook(ctx(), paid(topup))).status, 200);
+    return topup;
+  };
+
+  test('a later payment credits the amount, the gift and the reward on balances that exist, each line after the one before', async () => {
+    const { t, admin, player: referrer } = await scene();
+    await giftsAndRewards(admin);
+    const player = await referredPlayer(t, referrer.id);
+    await payTopup(player, 10);
+    const topup = await payTopup(player, 20);
+    // 10.00 + 1.00 first-time gift, then 20.00 + 1.00; the referrer 1.00 per payment.
+    assert.deepEqual(await linesOf(topup.id), [
+      [player.id, 'topup', 2000n, 3100n],
+      [player.id, 'topup_gift', 100n, 3200n],
+      [referrer.id, 'referral_bonus', 100n, 200n],
+    ]);
+    assert.equal(await balanceOf(t.db, player.id), 3200n);
+    assert.equal(await balanceOf(t.db, referrer.id), 200n);
+  });
+
+  test("a later payment whose referrer has no balance yet opens it with the reward, after the player's lines", async () => {
+    const { t, admin, player: referrer } = await scene();
+    const player = await referredPlayer(t, referrer.id);
+    // The first payment without rewards: the player's balance exists, the referrer's does not.
+    await payTopup(player, 10);
+    assert.equal(await balanceOf(t.db, referrer.id), 0n);
+    await giftsAndRewards(admin);
+    const topup = await payTopup(player, 20);
+    assert.deepEqual(await linesOf(topup.id), [
+      [player.id, 'topup', 2000n, 3000n],
+      [player.id, 'topup_gift', 100n, 3100n],
+      [referrer.id, 'referral_bonus', 100n, 100n],
+    ]);
+    assert.equal(await balanceOf(t.db, referrer.id), 100n);
+  });
+
+  test('a player who is their own referrer gets the reward on their own balance, after the gift', async () => {
+    const { t, admin, player } = await scene();
+    await giftsAndRewards(admin);
+    await payTopup(player, 10);
+    await t.db.execute(sql`update users set ref = id where id = ${player.id}`);
+    const topup = await payTopup(player, 20);
+    assert.deepEqual(await linesOf(topup.id), [
+      [player.id, 'topup', 2000n, 3100n],
+      [player.id, 'topup_gift', 100n, 3200n],
+      [player.id, 'referral_bonus', 100n, 3300n],
+    ]);
+    assert.equal(await balanceOf(t.db, player.id), 3300n);
+  });
+
+  test("a payment whose amount line's key was used before replays that line and writes the others, as ledger_apply does", async () => {
+    const { t, admin, player: referrer } = await scene();
+    await giftsAndRewards(admin);
+    const player = await referredPlayer(t, referrer.id);
+    await payTopup(player, 10);
+    const topup = await createTopup(player.client, 20);
+    // The same movement under the amount line's key, written before the payment arrives.
+    await t.db.execute(
+      sql`select ledger_apply(${player.id}::bigint, 'BRL', 'topup', 2000::bigint, 'topup', ${topup.id}::bigint,
+        ${`Top-up #${topup.id}`}, ${`topup:${topup.id}`})`,
+    );
+    const before = await balanceOf(t.db, player.id);
+    const answer = await webhook(t, paid(topup));
+    assert.deepEqual(answer.json, { data: { topup_id: topup.id, status: 1, duplicate: false } });
+    assert.deepEqual(await linesOf(topup.id), [
+      [player.id, 'topup', 2000n, before],
+      [player.id, 'topup_gift', 100n, before + 100n],
+      [referrer.id, 'referral_bonus', 100n, 200n],
+    ]);
+    assert.equal(await balanceOf(t.db, player.id), before + 100n);
+  });
+
   test('the ledger verifies after every payment above', async () => {
     assert.deepEqual((await verifyLedger(ctx().db)).problems, []);
   });
