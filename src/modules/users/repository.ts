@@ -79,3 +79,17 @@ export async function claimTotpStep(db: Db, id: number, step: number): Promise<b
   );
   return row !== undefined;
 }
+
+/**
+ * Sets `email_verified_at` the first time only, and only while the user's e-mail is still `email`
+ * (the address the link was made for). Answers whether it changed.
+ */
+export async function markEmailVerified(db: Db, id: number, email: string): Promise<boolean> {
+  const row = await one(
+    db,
+    sql`update users set email_verified_at = now(), updated_at = now()
+      where id = ${id} and email = ${email} and email_verified_at is null
+      returning id`,
+  );
+  return row !== undefined;
+}
