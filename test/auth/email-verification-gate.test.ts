@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { one } from '../../src/platform/db/client.ts';
 import { useApp, type Client, type Response, type SignedIn, type TestApp } from '../helpers/app.ts';
+import { closedPort } from '../helpers/smtp.ts';
 import { insertGame, ManualClock } from '../draws/helpers.ts';
 import { createGame, createProvider } from '../games/support.ts';
 import { balanceOf } from '../wallet/helpers.ts';
@@ -107,5 +109,25 @@ describe('EMAIL_VERIFICATION=off (the default)', () => {
       t.inbox.messages.filter((mail) => to(mail).includes(player.email)).map((mail) => mail.subject),
       ['Verify Email Address'],
     );
+  });
+});
+
+const mailDown = await closedPort();
+
+describe('EMAIL_VERIFICATION=on with the mail server down', () => {
+  const lines: { level: number; msg: string; userId?: number }[] = [];
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+  });
+  const ctx = useApp({ EMAIL_VERIFICATION: 'on', MAIL_URL: `smtp://127.0.0.1:${mailDown}`, LOG_LEVEL: 'warn' }, { logStream });
+
+  test('registration still succeeds and signs in; the unsent mail is a warning, and asking again is a 500', async () => {
+    const player = await ctx().player();
+    const logged = () => lines.find((line) => line.userId === player.id && line.level === 40);
+    for (let waited = 0; logged() === undefined && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(logged()?.msg, 'the verification e-mail of a new account was not sent');
+    const res = await player.client.post('/api/email/verification-notification');
+    assert.deepEqual([res.status, res.json], [500, { message: 'Server Error.' }]);
   });
 });
