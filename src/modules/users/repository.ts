@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { one, type Db } from '../../platform/db/client.ts';
 import type { AuthUser } from '../../platform/auth/identity.ts';
@@ -85,11 +85,10 @@ export async function claimTotpStep(db: Db, id: number, step: number): Promise<b
  * (the address the link was made for). Answers whether it changed.
  */
 export async function markEmailVerified(db: Db, id: number, email: string): Promise<boolean> {
-  const row = await one(
-    db,
-    sql`update users set email_verified_at = now(), updated_at = now()
-      where id = ${id} and email = ${email} and email_verified_at is null
-      returning id`,
-  );
-  return row !== undefined;
+  const changed = await db
+    .update(users)
+    .set({ emailVerifiedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(users.id, id), eq(users.email, email), isNull(users.emailVerifiedAt)))
+    .returning({ id: users.id });
+  return changed.length > 0;
 }
