@@ -8,6 +8,8 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Config } from './config.ts';
 import { registerAccessRoutes } from './modules/access/routes.ts';
+import { EmailVerificationService } from './modules/auth/email-verification.ts';
+import { registerEmailVerificationRoutes } from './modules/auth/email-verification-routes.ts';
 import { PasswordResetService } from './modules/auth/password-reset.ts';
 import { registerAuthRoutes } from './modules/auth/routes.ts';
 import { AccountService } from './modules/auth/service.ts';
@@ -231,6 +233,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
 
   registerHealthRoutes(app, ctx);
   registerAuthRoutes(app, ctx, accounts, new PasswordResetService(ctx, accounts));
+  registerEmailVerificationRoutes(app, ctx, new EmailVerificationService(ctx, app.log));
   registerUserRoutes(app, ctx, hasher);
   registerAccessRoutes(app, ctx);
   registerOperationLogRoutes(app, ctx);

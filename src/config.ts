@@ -49,6 +49,8 @@ export interface Config {
   logFormat: 'pretty' | 'json' | undefined;
   /** GET /metrics (Prometheus): off unless enabled; with a token, scrapes must send it as a Bearer token. */
   metrics: { enabled: boolean; token: string | undefined };
+  /** EMAIL_VERIFICATION=on: the verification e-mail goes out at registration and money routes wait for it (contract section 12). */
+  emailVerification: boolean;
 }
 
 export class ConfigError extends Error {
@@ -193,6 +195,8 @@ export function loadConfig(env: Env = process.env): Config {
   // A direct URL of its own says DATABASE_URL is a pooler, which keeps no statement between transactions.
   const prepared = read(env, 'DATABASE_PREPARED_STATEMENTS') ?? (databaseDirectUrl === databaseUrl ? 'on' : 'off');
   if (prepared !== 'on' && prepared !== 'off') fail('DATABASE_PREPARED_STATEMENTS', 'on or off', prepared);
+  const emailVerification = read(env, 'EMAIL_VERIFICATION') ?? 'off';
+  if (emailVerification !== 'on' && emailVerification !== 'off') fail('EMAIL_VERIFICATION', 'on or off', emailVerification);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -231,5 +235,6 @@ export function loadConfig(env: Env = process.env): Config {
     drawScheduler: drawScheduler === 'on',
     logFormat,
     metrics: { enabled: metricsEnabled === 'on', token: metricsToken },
+    emailVerification: emailVerification === 'on',
   };
 }

@@ -149,3 +149,9 @@ export function summarize(errors: FieldErrors): string {
 
 /** 400: an HTTP request the server cannot take as one (a bad request line or header, no Host). */
 export class MalformedRequestError extends fixedError(400, 'malformed_request', 'Malformed HTTP request.') {}
+
+/** 403: Laravel's `verified` middleware, on a money route while EMAIL_VERIFICATION=on and the e-mail is unverified. */
+export class EmailNotVerifiedError extends fixedError(403, 'email_not_verified', 'Your email address is not verified.') {}
+
+/** 403: Laravel's `signed` middleware: a link whose signature is wrong or whose `expires` has passed. */
+export class InvalidLinkSignatureError extends fixedError(403, 'invalid_link_signature', 'Invalid signature.') {}

@@ -23,8 +23,11 @@ export function loggableError(error: unknown): Record<string, unknown> {
   return { type: typeof error, message: String(error) };
 }
 
-/** Query parameters that carry a credential (a game launch token, a session token): never logged. */
-const SECRET_QUERY = /([?&](?:token|session)=)[^&#]*/gi;
+/**
+ * Query parameters that carry a credential (a game launch token, a session token, the signature
+ * of an e-mail verification link): never logged.
+ */
+const SECRET_QUERY = /([?&](?:token|session|signature)=)[^&#]*/gi;
 
 /** A URL as it may appear in a log line: the value of every credential parameter replaced. */
 export function loggableUrl(url: string): string {

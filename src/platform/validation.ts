@@ -153,6 +153,18 @@ export function toFieldErrors(errors: ErrorObject[], schema: SchemaObject): Fiel
   return bag;
 }
 
+/**
+ * Several error bags as one, as Laravel's validator reports them: fields in the order the schema
+ * lists them (others after), each field's messages in the order of the bags (the schema's rules
+ * first, then the rules checked against the database), each message once.
+ */
+export function mergeFieldErrors(schema: SchemaObject, ...bags: FieldErrors[]): FieldErrors {
+  const order = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+  const rank = (field: string) => (order.includes(field) ? order.indexOf(field) : order.length);
+  const fields = [...new Set(bags.flatMap((bag) => Object.keys(bag)))].sort((a, b) => rank(a) - rank(b));
+  return Object.fromEntries(fields.map((field) => [field, [...new Set(bags.flatMap((bag) => bag[field] ?? []))]]));
+}
+
 function fieldKeyword(name: string, check: (data: Record<string, unknown>, field: string) => boolean) {
   return {
     keyword: name,

@@ -12,6 +12,7 @@ interface User {
   ref: number;
   roles: string[];
   two_factor_enabled: boolean;
+  email_verified_at: string | null;
   is_partner: boolean;
   status: number;
   created_at: string;
@@ -35,6 +36,7 @@ describe('admin users', () => {
     assert.deepEqual(Object.keys(user).sort(), [
       'created_at',
       'email',
+      'email_verified_at',
       'id',
       'is_partner',
       'name',

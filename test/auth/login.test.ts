@@ -135,6 +135,7 @@ describe('login', () => {
     assert.deepEqual(Object.keys(user).sort(), [
       'created_at',
       'email',
+      'email_verified_at',
       'id',
       'is_partner',
       'name',

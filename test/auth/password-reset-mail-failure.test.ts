@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { rows, sql } from '../../src/platform/db/client.ts';
 import { useApp } from '../helpers/app.ts';
-
-/** A local port with nothing listening: the SMTP connection is refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../helpers/smtp.ts';
 
 const port = await closedPort();
 

@@ -147,6 +147,41 @@ describe('register', () => {
     });
   });
 
+  test('a taken e-mail and a short password are reported together, in one 422', async () => {
+    const email = uniqueEmail('taken');
+    assertEmptyString(await (await guest()).post('/api/register', form({ email })), 201);
+    const res = await (
+      await guest()
+    ).post('/api/register', form({ email: email.toUpperCase(), password: 'short', password_confirmation: 'short' }));
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.json, {
+      message: 'The email has already been taken. (and 1 more error)',
+      errors: { email: ['The email has already been taken.'], password: ['The password field must be at least 8 characters.'] },
+    });
+  });
+
+  test('every field’s problems at once: the database’s rules join the schema’s, in field order, each message once', async () => {
+    const email = uniqueEmail('all');
+    assertEmptyString(await (await guest()).post('/api/register', form({ email })), 201);
+    const client = await guest();
+    const res = await client.post('/api/register', { email, password: 'short', ref: 999999 });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.json, {
+      message: 'The name field is required. (and 5 more errors)',
+      errors: {
+        name: ['The name field is required.'],
+        email: ['The email has already been taken.'],
+        password: ['The password field must be at least 8 characters.', 'The password field confirmation does not match.'],
+        agreement: [ACCEPTED],
+        ref: [INVALID_REF],
+      },
+    });
+    // A malformed ref is the schema's to report, once; a free e-mail gets no message.
+    const other = await client.post('/api/register', form({ email: uniqueEmail('free'), ref: 'abc', agreement: false }));
+    assert.deepEqual((other.json as { errors: unknown }).errors, { agreement: [ACCEPTED], ref: [INVALID_REF] });
+    assert.equal((await client.get('/api/user')).status, 401);
+  });
+
   test('remember:"1" sets the remember-me cookie', async () => {
     const client = await guest();
     const res = await client.post('/api/register', form({ remember: '1' }));

@@ -72,3 +72,12 @@ export async function exec(ctx: TestApp, query: ReturnType<typeof sql>): Promise
 }
 
 export { sql };
+
+/** The signed link of the next verification e-mail to `email`, as the SMTP server received it. */
+export async function verificationLink(ctx: TestApp, email: string): Promise<string> {
+  const mail = await ctx.inbox.next(email);
+  assert.equal(mail.subject, 'Verify Email Address');
+  const link = /^Verify Email Address: (\S+)$/m.exec(mail.text ?? '')?.[1];
+  assert.ok(link !== undefined, `a verification link in: ${mail.text}`);
+  return link;
+}

@@ -1,4 +1,5 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
+import { createServer } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 export interface Inbox {
@@ -52,4 +53,13 @@ export async function startSmtp(): Promise<Inbox> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A local port with nothing listening: an SMTP connection to it is refused at once (a mail server that is down). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

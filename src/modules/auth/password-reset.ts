@@ -3,6 +3,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { randomHex, safeEqual, sha256 } from '../../platform/crypto.ts';
 import { one } from '../../platform/db/client.ts';
 import { ValidationError } from '../../platform/errors.ts';
+import { actionMail } from '../../platform/mail/action-mail.ts';
 import { findUserByEmail } from '../users/repository.ts';
 import { newPasswordMessages, type AccountService } from './service.ts';
 
@@ -18,21 +19,16 @@ export const RESET_MESSAGES = {
 } as const;
 
 function resetMail(link: string) {
-  const text = [
-    'You are receiving this email because we received a password reset request for your account.',
-    '',
-    `Reset Password: ${link}`,
-    '',
-    `This password reset link will expire in ${TOKEN_LIFETIME_MIN} minutes.`,
-    '',
-    'If you did not request a password reset, no further action is required.',
-  ].join('\n');
-  const escaped = link.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
-  const html = `<p>You are receiving this email because we received a password reset request for your account.</p>
-<p><a href="${escaped}">Reset Password</a></p>
-<p>This password reset link will expire in ${TOKEN_LIFETIME_MIN} minutes.</p>
-<p>If you did not request a password reset, no further action is required.</p>`;
-  return { subject: 'Reset Password Notification', text, html };
+  return actionMail({
+    subject: 'Reset Password Notification',
+    intro: 'You are receiving this email because we received a password reset request for your account.',
+    action: 'Reset Password',
+    link,
+    outro: [
+      `This password reset link will expire in ${TOKEN_LIFETIME_MIN} minutes.`,
+      'If you did not request a password reset, no further action is required.',
+    ],
+  });
 }
 
 /** Password reset links: one live token per e-mail, stored as a hash, valid 60 minutes. */

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { withDatabaseRules } from '../../platform/http/database-rules.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { throttle } from '../../platform/rate-limit.ts';
 import { REMEMBER_COOKIE } from '../../platform/session/remember.ts';
@@ -102,6 +103,8 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
       preValidation: async (request) => {
         if (request.user !== null) throw new ConflictError('Already signed in.', 'already_signed_in');
       },
+      // A taken e-mail is reported with the other fields' errors, not on a second submit.
+      ...withDatabaseRules(S.RegisterBody, (body) => accounts.registrationConflicts(body)),
     },
     async (request, reply) => {
       const body = request.body;

@@ -162,10 +162,22 @@ export class AccountService {
     });
   }
 
-  async register(input: Registration): Promise<number> {
+  /**
+   * Registration's rules that need the database, Laravel's `unique` on email and `exists` on ref,
+   * for a body as sent: a value of the wrong type is the schema's to report, and is skipped here.
+   */
+  async registrationConflicts(body: { email?: unknown; ref?: unknown }): Promise<FieldErrors> {
     const errors: FieldErrors = {};
-    if (await emailTaken(this.#db, input.email)) errors.email = [MESSAGES.emailTaken];
-    if (input.ref !== 0 && !(await userExists(this.#db, input.ref))) errors.ref = [MESSAGES.invalidRef];
+    if (typeof body.email === 'string' && (await emailTaken(this.#db, body.email))) errors.email = [MESSAGES.emailTaken];
+    const ref = typeof body.ref === 'string' && /^[0-9]{1,15}$/.test(body.ref) ? Number(body.ref) : body.ref;
+    if (typeof ref === 'number' && Number.isSafeInteger(ref) && ref > 0 && !(await userExists(this.#db, ref))) {
+      errors.ref = [MESSAGES.invalidRef];
+    }
+    return errors;
+  }
+
+  async register(input: Registration): Promise<number> {
+    const errors = await this.registrationConflicts(input);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const passwordHash = await this.#hasher.hash(input.password);
     try {

@@ -123,7 +123,7 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
   app.post(
     '/api/games/:game/bets',
     {
-      config: { auth: true },
+      config: { auth: true, verified: true },
       schema: {
         tags,
         summary:

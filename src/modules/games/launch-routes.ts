@@ -21,7 +21,7 @@ export function registerLaunchRoutes(app: App, service: LaunchService): void {
   app.get(
     '/api/provider-games/:game/launch',
     {
-      config: { auth: true },
+      config: { auth: true, verified: true },
       schema: {
         tags: ['Games'],
         summary: 'Launch a game: a new single-use token bound to the player, the game and the currency',

@@ -31,7 +31,7 @@ export function registerTopupRoutes(app: App, ctx: AppContext, service: TopupSer
   app.post(
     '/api/topups',
     {
-      config: { auth: true },
+      config: { auth: true, verified: true },
       schema: {
         tags,
         summary: 'Start a top-up: answers the payment page URL and the PIX copy-and-paste code',

@@ -12,6 +12,7 @@ export const authUserFields = {
   status: users.status,
   isPartner: users.isPartner,
   twoFactorEnabled: sql<boolean>`(${users.twoFactorSecret} is not null and ${users.twoFactorConfirmedAt} is not null)`,
+  emailVerifiedAt: users.emailVerifiedAt,
   roles: correlated<string[]>(sql`coalesce((select array_agg(${roles.name} order by ${roles.name}) from ${roleUser}
     join ${roles} on ${roles.id} = ${roleUser.roleId} where ${roleUser.userId} = ${users.id}), '{}')`),
   createdAt: users.createdAt,

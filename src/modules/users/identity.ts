@@ -15,6 +15,7 @@ interface UserJson {
   status: number;
   is_partner: boolean;
   two_factor_enabled: boolean;
+  email_verified_at: string | null;
   roles: string[];
   created_at: string;
   updated_at: string;
@@ -27,6 +28,7 @@ export class UserIdentity implements Identity {
         'id', ${users.id}, 'name', ${users.name}, 'email', ${users.email}, 'ref', ${users.ref},
         'status', ${users.status}, 'is_partner', ${users.isPartner},
         'two_factor_enabled', (${users.twoFactorSecret} is not null and ${users.twoFactorConfirmedAt} is not null),
+        'email_verified_at', ${users.emailVerifiedAt},
         'created_at', ${users.createdAt}, 'updated_at', ${users.updatedAt},
         'roles', coalesce((select array_agg(${roles.name} order by ${roles.name}) from ${roleUser}
           join ${roles} on ${roles.id} = ${roleUser.roleId} where ${roleUser.userId} = ${users.id}), '{}'))
@@ -43,6 +45,7 @@ export class UserIdentity implements Identity {
       status: row.status,
       isPartner: row.is_partner,
       twoFactorEnabled: row.two_factor_enabled,
+      emailVerifiedAt: row.email_verified_at === null ? null : new Date(row.email_verified_at),
       roles: row.roles,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),

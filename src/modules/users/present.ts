@@ -12,6 +12,9 @@ export const UserSchema = Type.Object({
   two_factor_enabled: Type.Boolean(),
   is_partner: Type.Boolean(),
   status: Type.Integer({ description: '1 active, 0 disabled.' }),
+  email_verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the user followed the link of the verification e-mail; null until then.',
+  }),
   ...timestamps,
 });
 
@@ -25,6 +28,7 @@ export function presentUser(user: AuthUser) {
     two_factor_enabled: user.twoFactorEnabled,
     is_partner: user.isPartner,
     status: user.status,
+    email_verified_at: user.emailVerifiedAt?.toISOString() ?? null,
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
   };

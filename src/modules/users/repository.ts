@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { one, type Db } from '../../platform/db/client.ts';
 import type { AuthUser } from '../../platform/auth/identity.ts';
@@ -78,4 +78,17 @@ export async function claimTotpStep(db: Db, id: number, step: number): Promise<b
       returning id`,
   );
   return row !== undefined;
+}
+
+/**
+ * Sets `email_verified_at` the first time only, and only while the user's e-mail is still `email`
+ * (the address the link was made for). Answers whether it changed.
+ */
+export async function markEmailVerified(db: Db, id: number, email: string): Promise<boolean> {
+  const changed = await db
+    .update(users)
+    .set({ emailVerifiedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(users.id, id), eq(users.email, email), isNull(users.emailVerifiedAt)))
+    .returning({ id: users.id });
+  return changed.length > 0;
 }

@@ -13,6 +13,7 @@ export const users = pgTable('users', {
   twoFactorConfirmedAt: timestamp('two_factor_confirmed_at', { withTimezone: true }),
   twoFactorLastStep: bigint('two_factor_last_step', { mode: 'number' }),
   rememberNonce: text('remember_nonce').notNull(),
+  emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -32,7 +32,7 @@ export function registerWithdrawalRoutes(app: App, ctx: AppContext, service: Wit
   app.post(
     '/api/withdrawals',
     {
-      config: { auth: true },
+      config: { auth: true, verified: true },
       schema: {
         tags,
         summary:

@@ -13,6 +13,8 @@ export interface AuthUser {
   status: number;
   isPartner: boolean;
   twoFactorEnabled: boolean;
+  /** When the user followed the link of the verification e-mail; null until then (the `verified` route check). */
+  emailVerifiedAt: Date | null;
   roles: string[];
   createdAt: Date;
   updatedAt: Date;

@@ -2,7 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSuperAdmin, type AuthUser } from '../auth/identity.ts';
 import type { AppContext } from '../context.ts';
 import { safeEqual } from '../crypto.ts';
-import { CsrfMismatchError, ForbiddenError, NotFoundError, PasswordConfirmationRequiredError, UnauthenticatedError } from '../errors.ts';
+import {
+  CsrfMismatchError,
+  EmailNotVerifiedError,
+  ForbiddenError,
+  NotFoundError,
+  PasswordConfirmationRequiredError,
+  UnauthenticatedError,
+} from '../errors.ts';
 import type { Db } from '../db/client.ts';
 import type { Session } from '../session/store.ts';
 import { logUserOf } from './request-log.ts';
@@ -15,6 +22,12 @@ declare module 'fastify' {
     auth?: boolean;
     /** A permission such as `users.manage` is required (401 for guests, 403 without it). */
     permission?: string;
+    /**
+     * With EMAIL_VERIFICATION=on, the user's e-mail must be verified (403 "Your email address is
+     * not verified." otherwise, where Laravel's `verified` middleware sits: after sign-in, before
+     * the route's throttle). Money routes declare it; off, it changes nothing.
+     */
+    verified?: boolean;
     /** The session must have confirmed the password within PASSWORD_TIMEOUT_S (423 otherwise). */
     confirmPassword?: boolean;
     /**
@@ -71,6 +84,7 @@ function checkAccess(ctx: AppContext, request: FastifyRequest): Promise<void> | 
   if (config.auth !== true && config.permission === undefined) return undefined;
   const user = request.user;
   if (user === null) throw new UnauthenticatedError();
+  if (config.verified === true && user.emailVerifiedAt === null && ctx.config.emailVerification) throw new EmailNotVerifiedError();
   if (config.permission === undefined && config.pathRecord === undefined) {
     if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
       throw new PasswordConfirmationRequiredError();
@@ -98,7 +112,7 @@ async function permissionAndRecord(ctx: AppContext, request: FastifyRequest, use
 
 /**
  * Session, CSRF and access checks, in the contract's order: CSRF (419) → signed in (401) →
- * permission (403) → password confirmation (423) → the record in the path (404). It runs after
+ * verified e-mail and permission (403) → password confirmation (423) → the record in the path (404). It runs after
  * the body is parsed (so 400/413 win) and before schema validation (so 422 loses).
  */
 export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
