@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import { defineResource } from '../../platform/admin/resource.ts';
 import { ValidationError } from '../../platform/errors.ts';
 import { equals } from '../../platform/pagination/list.ts';
-import { checkGameSettings } from '../draws/settings.ts';
-import { GameRecord, gameFields, slugSchema, SortField } from './catalogue-records.ts';
-import { games } from './tables.ts';
+import { checkGameSettings } from './settings.ts';
+import { GameRecord, gameFields, slugSchema, SortField } from '../games/catalogue/records.ts';
+import { games } from '../games/tables.ts';
 
 const Status = Type.Integer({ minimum: 0, maximum: 2 });
 const TYPE = '^[a-z0-9]+(-[a-z0-9]+)*$';

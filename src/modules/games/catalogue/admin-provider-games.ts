@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import { defineResource } from '../../platform/admin/resource.ts';
-import { mustExist } from '../../platform/admin/rules.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { ValidationError } from '../../platform/errors.ts';
-import { equals, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
-import { isUploadPath, type Storage } from '../../platform/storage/storage.ts';
+import { defineResource } from '../../../platform/admin/resource.ts';
+import { mustExist } from '../../../platform/admin/rules.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { ValidationError } from '../../../platform/errors.ts';
+import { equals, IdFilter, MAX_ID } from '../../../platform/pagination/list.ts';
+import { isUploadPath, type Storage } from '../../../platform/storage/storage.ts';
 import { CATALOGUE_TOPIC } from './catalogue.ts';
-import { Flag, ProviderGameRecord, providerGamePresenter, providerGameFields, slugSchema, SortField } from './catalogue-records.ts';
-import { providerGames, providers } from './tables.ts';
+import { Flag, ProviderGameRecord, providerGamePresenter, providerGameFields, slugSchema, SortField } from './records.ts';
+import { providerGames, providers } from '../tables.ts';
 
 const ProviderGameBody = Type.Object({
   provider_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import { defineResource } from '../../platform/admin/resource.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { ValidationError } from '../../platform/errors.ts';
-import { equals } from '../../platform/pagination/list.ts';
-import type { GameAdapters } from './adapters/adapter.ts';
+import { defineResource } from '../../../platform/admin/resource.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { ValidationError } from '../../../platform/errors.ts';
+import { equals } from '../../../platform/pagination/list.ts';
+import type { GameAdapters } from '../adapters/adapter.ts';
 import { CATALOGUE_TOPIC } from './catalogue.ts';
-import { AdminProviderRecord, Flag, providerFields, slugSchema, SortField } from './catalogue-records.ts';
-import { providers } from './tables.ts';
-import { providerBets, providerTransactions } from './wallet-tables.ts';
+import { AdminProviderRecord, Flag, providerFields, slugSchema, SortField } from './records.ts';
+import { providers } from '../tables.ts';
+import { providerBets, providerTransactions } from '../seamless-wallet/tables.ts';
 
 const ProviderBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { QueryCache } from '../../platform/cache/query-cache.ts';
-import type { AppContext } from '../../platform/context.ts';
-import type { Db } from '../../platform/db/client.ts';
-import type { CachedJson } from '../../platform/http/json-text.ts';
+import { QueryCache } from '../../../platform/cache/query-cache.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import type { CachedJson } from '../../../platform/http/json-text.ts';
 import {
   equals,
   filter,
@@ -18,9 +18,9 @@ import {
   type ListQuery,
   type Page,
   type RowOf,
-} from '../../platform/pagination/list.ts';
-import { customerProviderFields, pathKey, providerGameFields } from './catalogue-records.ts';
-import { providerGames, providers } from './tables.ts';
+} from '../../../platform/pagination/list.ts';
+import { customerProviderFields, pathKey, providerGameFields } from './records.ts';
+import { providerGames, providers } from '../tables.ts';
 
 /** The invalidation topic of every catalogue read: any admin change to providers or their games publishes it. */
 export const CATALOGUE_TOPIC = 'games:catalogue';

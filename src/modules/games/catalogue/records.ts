@@ -1,10 +1,10 @@
 import { getTableColumns, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import { correlated } from '../../platform/db/columns.ts';
-import { columnPresenter, timestamps } from '../../platform/http/record.ts';
-import type { RowOf } from '../../platform/pagination/list.ts';
-import { publicUrl } from '../../platform/storage/storage.ts';
-import { games, providerGames, providers } from './tables.ts';
+import { correlated } from '../../../platform/db/columns.ts';
+import { columnPresenter, timestamps } from '../../../platform/http/record.ts';
+import type { RowOf } from '../../../platform/pagination/list.ts';
+import { publicUrl } from '../../../platform/storage/storage.ts';
+import { games, providerGames, providers } from '../tables.ts';
 
 /** Codes and slugs (contract section 4): lower-case letters, digits and single hyphens, at least one letter. */
 export const SLUG = '^(?=[a-z0-9-]*[a-z])[a-z0-9]+(-[a-z0-9]+)*$';

@@ -1,19 +1,19 @@
 import { Type } from 'typebox';
-import { registerResource } from '../../platform/admin/resource.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { NotFoundError } from '../../platform/errors.ts';
-import type { App } from '../../platform/http/app.ts';
-import { sendKeptOr, serializeForRoute } from '../../platform/http/json-text.ts';
-import { columnPresenter } from '../../platform/http/record.ts';
-import { errorResponses } from '../../platform/http/schemas.ts';
-import { pageSchema } from '../../platform/pagination/list.ts';
-import type { Storage } from '../../platform/storage/storage.ts';
-import type { GameAdapters } from './adapters/adapter.ts';
-import { gamesResource } from './admin-games.ts';
+import { registerResource } from '../../../platform/admin/resource.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { NotFoundError } from '../../../platform/errors.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { sendKeptOr, serializeForRoute } from '../../../platform/http/json-text.ts';
+import { columnPresenter } from '../../../platform/http/record.ts';
+import { errorResponses } from '../../../platform/http/schemas.ts';
+import { pageSchema } from '../../../platform/pagination/list.ts';
+import type { Storage } from '../../../platform/storage/storage.ts';
+import type { GameAdapters } from '../adapters/adapter.ts';
+import { gamesResource } from '../../draws/admin-games.ts';
 import { providerGamesResource } from './admin-provider-games.ts';
 import { providersResource } from './admin-providers.ts';
 import { Catalogue, gamesQuery, providersQuery } from './catalogue.ts';
-import { customerProviderFields, ProviderGameRecord, providerGamePresenter, ProviderRecord } from './catalogue-records.ts';
+import { customerProviderFields, ProviderGameRecord, providerGamePresenter, ProviderRecord } from './records.ts';
 
 const tags = ['Games'];
 const ProviderParams = Type.Object({

@@ -6,7 +6,7 @@ import { errorResponses, MessageBody } from '../../../platform/http/schemas.ts';
 import { FieldCheck } from '../../../platform/money.ts';
 import { demoPagePolicy, renderDemoPage } from './page.ts';
 import { SYMBOLS } from './paytable.ts';
-import { DemoGameServer } from './server.ts';
+import { DemoGameServer } from './game-server.ts';
 import { DemoWalletClient } from './wallet-client.ts';
 
 const tags = ['Demo game'];

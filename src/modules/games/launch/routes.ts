@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { NotFoundError } from '../../platform/errors.ts';
-import type { App } from '../../platform/http/app.ts';
-import { currentUser } from '../../platform/http/guard.ts';
-import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
-import { FlagFilter, flagValue } from '../../platform/pagination/list.ts';
-import { LAUNCH_LIMIT, type LaunchableGame, type LaunchService } from './launch.ts';
+import { NotFoundError } from '../../../platform/errors.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { currentUser } from '../../../platform/http/guard.ts';
+import { errorResponses, MessageBody } from '../../../platform/http/schemas.ts';
+import { FlagFilter, flagValue } from '../../../platform/pagination/list.ts';
+import { LAUNCH_LIMIT, type LaunchableGame, type LaunchService } from './service.ts';
 
 const LaunchRecord = Type.Object({
   url: Type.String({ description: 'Where to open the game.' }),

@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../../platform/context.ts';
-import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
-import { ProviderUnavailableError, ValidationError } from '../../platform/errors.ts';
-import { throttle } from '../../platform/rate-limit.ts';
-import type { GameAdapters, Launch } from './adapters/adapter.ts';
-import { pathKey } from './catalogue-records.ts';
-import { gameSessions, providerGames, providers } from './tables.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { randomAlphanumeric, sha256 } from '../../../platform/crypto.ts';
+import { ProviderUnavailableError, ValidationError } from '../../../platform/errors.ts';
+import { throttle } from '../../../platform/rate-limit.ts';
+import type { GameAdapters, Launch } from '../adapters/adapter.ts';
+import { pathKey } from '../catalogue/records.ts';
+import { gameSessions, providerGames, providers } from '../tables.ts';
 
 /** The launch token's life: the provider redeems it once, shortly after the launch. */
 const LAUNCH_TOKEN_TTL_S = 120;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { timestamps } from '../../platform/http/record.ts';
-import { toUnits } from '../../platform/money.ts';
-import type { ProviderTransaction } from './wallet-tables.ts';
+import { timestamps } from '../../../platform/http/record.ts';
+import { toUnits } from '../../../platform/money.ts';
+import type { ProviderTransaction } from '../seamless-wallet/tables.ts';
 
 export const BetStatusFilter = Type.Integer({ minimum: 0, maximum: 2, 'x-message': 'The selected :attribute is invalid.' });
 

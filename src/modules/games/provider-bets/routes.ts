@@ -1,16 +1,16 @@
 import { asc, eq, getTableColumns } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { defineResource, registerResource } from '../../platform/admin/resource.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { idExists } from '../../platform/db/exists.ts';
-import { NotFoundError } from '../../platform/errors.ts';
-import type { App } from '../../platform/http/app.ts';
-import { columnPresenter } from '../../platform/http/record.ts';
-import { errorResponses } from '../../platform/http/schemas.ts';
-import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
-import { equals, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
-import { AdminProviderBetRecord, BetStatusFilter, presentProviderTransaction, ProviderBetRecord } from './bets-present.ts';
-import { providerBets, providerTransactions } from './wallet-tables.ts';
+import { defineResource, registerResource } from '../../../platform/admin/resource.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { idExists } from '../../../platform/db/exists.ts';
+import { NotFoundError } from '../../../platform/errors.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { columnPresenter } from '../../../platform/http/record.ts';
+import { errorResponses } from '../../../platform/http/schemas.ts';
+import { registerCustomerList } from '../../../platform/pagination/customer-list.ts';
+import { equals, IdFilter, MAX_ID } from '../../../platform/pagination/list.ts';
+import { AdminProviderBetRecord, BetStatusFilter, presentProviderTransaction, ProviderBetRecord } from './present.ts';
+import { providerBets, providerTransactions } from '../seamless-wallet/tables.ts';
 
 const tags = ['Provider bets'];
 

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AppContext } from '../../platform/context.ts';
-import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
-import { retrying } from '../../platform/db/client.ts';
-import { BodyTooDeepError, NotFoundError, ValidationError, WebhookSignatureError } from '../../platform/errors.ts';
-import { nestsDeeperThan } from '../../platform/input.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { randomAlphanumeric, sha256 } from '../../../platform/crypto.ts';
+import { retrying } from '../../../platform/db/client.ts';
+import { BodyTooDeepError, NotFoundError, ValidationError, WebhookSignatureError } from '../../../platform/errors.ts';
+import { nestsDeeperThan } from '../../../platform/input.ts';
 import {
   WALLET_ACTIONS,
   type GameAdapters,
@@ -13,7 +13,7 @@ import {
   type WalletAnswer,
   type WalletCall,
   type WalletStatus,
-} from './adapters/adapter.ts';
+} from '../adapters/adapter.ts';
 import {
   prepareProviderLookups,
   prepareWalletStatements,
@@ -21,7 +21,7 @@ import {
   type WalletAnswerRow,
   type WalletProvider,
   type WalletStatements,
-} from './wallet-repository.ts';
+} from './repository.ts';
 
 const CODE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const ID = /^[1-9][0-9]{0,15}$/;

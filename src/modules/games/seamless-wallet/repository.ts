@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db/client.ts';
-import { providers } from './tables.ts';
-import { providerTransactions } from './wallet-tables.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import { providers } from '../tables.ts';
+import { providerTransactions } from './tables.ts';
 
 const p = (name: string) => sql.placeholder(name);
 

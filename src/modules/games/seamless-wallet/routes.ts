@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../platform/context.ts';
-import type { App } from '../../platform/http/app.ts';
-import { registerRawJsonScope } from '../../platform/http/raw-json.ts';
-import { errorResponses } from '../../platform/http/schemas.ts';
-import type { GameAdapters } from './adapters/adapter.ts';
-import { registerProviderBetRoutes } from './bets-routes.ts';
-import { registerDemoGameRoutes } from './demo-game/routes.ts';
-import { GameWalletService } from './wallet-service.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { registerRawJsonScope } from '../../../platform/http/raw-json.ts';
+import { errorResponses } from '../../../platform/http/schemas.ts';
+import type { GameAdapters } from '../adapters/adapter.ts';
+import { registerProviderBetRoutes } from '../provider-bets/routes.ts';
+import { registerDemoGameRoutes } from '../demo-provider/routes.ts';
+import { GameWalletService } from './provider-callbacks.ts';
 
 const Params = Type.Object({
   provider: Type.String({ description: 'The provider’s id or code.' }),

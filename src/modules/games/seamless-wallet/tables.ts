@@ -1,5 +1,5 @@
 import { jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
-import { cents, instant, int8 } from '../../platform/db/columns.ts';
+import { cents, instant, int8 } from '../../../platform/db/columns.ts';
 
 /** migrations/20261125100000_provider_wallet.sql: one row per game round. */
 export const providerBets = pgTable(
