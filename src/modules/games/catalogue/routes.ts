@@ -9,7 +9,6 @@ import { errorResponses } from '../../../platform/http/schemas.ts';
 import { pageSchema } from '../../../platform/pagination/list.ts';
 import type { Storage } from '../../../platform/storage/storage.ts';
 import type { GameAdapters } from '../adapters/adapter.ts';
-import { gamesResource } from '../../draws/admin-games.ts';
 import { providerGamesResource } from './admin-provider-games.ts';
 import { providersResource } from './admin-providers.ts';
 import { Catalogue, gamesQuery, providersQuery } from './catalogue.ts';
@@ -20,7 +19,7 @@ const ProviderParams = Type.Object({
   provider: Type.String({ maxLength: 255, description: 'The provider id (all digits) or its code.' }),
 });
 
-/** The customer catalogue (contract section 7) and the admin providers, provider games and in-house games. */
+/** The customer catalogue (contract section 7) and the admin providers and provider games. */
 export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapters: GameAdapters; storage: Storage }): void {
   const catalogue = new Catalogue(ctx);
   const presentGame = providerGamePresenter(ctx.config.appUrl);
@@ -84,5 +83,4 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
 
   registerResource(app, ctx, providersResource(ctx, deps.adapters));
   registerResource(app, ctx, providerGamesResource(ctx, deps.storage));
-  registerResource(app, ctx, gamesResource);
 }

@@ -1,9 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { randomAlphanumeric, sha256 } from '../../../platform/crypto.ts';
 import { NotFoundError } from '../../../platform/errors.ts';
+import type { Logger } from '../../../platform/logger.ts';
 import { toUnits } from '../../../platform/money.ts';
 import { gameSessions, providerGames, providers } from '../tables.ts';
 import { multiplier, spin, type SlotSymbol } from './paytable.ts';
@@ -89,7 +89,7 @@ export class DemoGameServer {
   }
 
   /** The page's first call: redeems the launch token (once) for a session token. */
-  async open(launchToken: string, log: FastifyBaseLogger): Promise<OpenResult> {
+  async open(launchToken: string, log: Logger): Promise<OpenResult> {
     const session = await this.#session(gameSessions.launchTokenHash, launchToken);
     const base = { demo: session.demo, game: session.gameName };
     if (session.demo) {
@@ -112,7 +112,7 @@ export class DemoGameServer {
    * One spin: the reels are drawn first, then the stake is bet; a refused bet shows nothing of
    * them. `credits` are the page's play credits (cents) for a demo launch, ignored otherwise.
    */
-  async spin(sessionToken: string, stake: bigint, credits: bigint | undefined, log: FastifyBaseLogger): Promise<SpinResult> {
+  async spin(sessionToken: string, stake: bigint, credits: bigint | undefined, log: Logger): Promise<SpinResult> {
     const session = await this.#session(gameSessions.sessionTokenHash, sessionToken);
     const reels = spin();
     const pays = multiplier(reels);
@@ -177,7 +177,7 @@ export class DemoGameServer {
     provider: { id: number; secret: string },
     action: 'balance' | 'bet' | 'win',
     body: Record<string, unknown>,
-    log: FastifyBaseLogger,
+    log: Logger,
   ): Promise<DemoWalletAnswer | undefined> {
     try {
       return await this.#wallet.call(provider, action, body);
