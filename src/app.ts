@@ -14,6 +14,7 @@ import { AccountService } from './modules/auth/service.ts';
 import { registerBankRoutes } from './modules/banks/routes.ts';
 import type { GameProviderAdapter } from './modules/games/adapters/adapter.ts';
 import { builtInAdapters } from './modules/games/adapters/registry.ts';
+import { Catalogue } from './modules/games/catalogue/catalogue.ts';
 import { registerCatalogueRoutes } from './modules/games/catalogue/routes.ts';
 import { LaunchService } from './modules/games/launch/service.ts';
 import { registerLaunchRoutes } from './modules/games/launch/routes.ts';
@@ -260,11 +261,12 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerProviderCallbackRoutes(app, new ProviderCallbacks(ctx, gameAdapters));
   registerProviderBetRoutes(app, ctx, new ProviderBetService(db));
   registerDemoGameRoutes(app, ctx, new DemoGameServer(ctx, new DemoWalletClient((request) => app.inject(request))));
-  registerCatalogueRoutes(app, ctx, { adapters: gameAdapters, storage });
+  registerCatalogueRoutes(app, ctx, { catalogue: new Catalogue(ctx), adapters: gameAdapters, storage });
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
   registerUploadRoutes(app, ctx, storage);
   registerStorageRoutes(app, storage);
-  // Draw games (issue 10): player and admin routes, and the scheduler started when the app is ready.
+  // Draw games (issue 10): player and admin routes (the in-house games' among them), and the
+  // scheduler started when the app is ready.
   const clock = options.clock ?? systemClock;
   registerDrawRoutes(app, ctx, new DrawService(ctx, clock));
   registerGameAdminRoutes(app, ctx);

@@ -11,7 +11,7 @@ import type { Storage } from '../../../platform/storage/storage.ts';
 import type { GameAdapters } from '../adapters/adapter.ts';
 import { providerGamesResource } from './admin-provider-games.ts';
 import { providersResource } from './admin-providers.ts';
-import { Catalogue, gamesQuery, providersQuery } from './catalogue.ts';
+import { gamesQuery, providersQuery, type Catalogue } from './catalogue.ts';
 import { customerProviderFields, ProviderGameRecord, providerGamePresenter, ProviderRecord } from './records.ts';
 
 const tags = ['Games'];
@@ -20,8 +20,12 @@ const ProviderParams = Type.Object({
 });
 
 /** The customer catalogue (contract section 7) and the admin providers and provider games. */
-export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapters: GameAdapters; storage: Storage }): void {
-  const catalogue = new Catalogue(ctx);
+export function registerCatalogueRoutes(
+  app: App,
+  ctx: AppContext,
+  deps: { catalogue: Catalogue; adapters: GameAdapters; storage: Storage },
+): void {
+  const { catalogue } = deps;
   const presentGame = providerGamePresenter(ctx.config.appUrl);
   const presentProvider = columnPresenter(ProviderRecord, customerProviderFields);
 
