@@ -36,6 +36,40 @@ export default tseslint.config(
     },
   },
   {
+    // Games and draws are separate features: in-house game admin lives with the draws it
+    // configures (src/modules/draws/admin-games.ts), and draws read only the games' tables.
+    files: ['src/modules/draws/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)games/(?!tables\\.ts$)', message: 'src/modules/draws may read the games tables only.' }] },
+      ],
+    },
+  },
+  {
+    // Game services take plain data and a Logger (src/platform/logger.ts): Fastify stays in routes.
+    files: ['src/modules/games/**/*.ts'],
+    ignores: ['src/modules/games/**/routes.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ regex: '(^|/)draws/', message: 'src/modules/games must not import src/modules/draws.' }],
+          paths: [{ name: 'fastify', message: 'A game service takes plain data and a Logger; Fastify belongs to routes.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/modules/games/**/routes.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)draws/', message: 'src/modules/games must not import src/modules/draws.' }] },
+      ],
+    },
+  },
+  {
     files: ['bin/**/*.js', 'eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly' }, parserOptions: { projectService: false } },

@@ -16,11 +16,18 @@ import { AccountService } from './modules/auth/service.ts';
 import { registerBankRoutes } from './modules/banks/routes.ts';
 import type { GameProviderAdapter } from './modules/games/adapters/adapter.ts';
 import { builtInAdapters } from './modules/games/adapters/registry.ts';
-import { registerCatalogueRoutes } from './modules/games/catalogue-routes.ts';
-import { LaunchService } from './modules/games/launch.ts';
-import { registerLaunchRoutes } from './modules/games/launch-routes.ts';
-import { GameSessionPruner } from './modules/games/session-retention.ts';
-import { registerGameWalletRoutes } from './modules/games/wallet-routes.ts';
+import { Catalogue } from './modules/games/catalogue/catalogue.ts';
+import { registerCatalogueRoutes } from './modules/games/catalogue/routes.ts';
+import { LaunchService } from './modules/games/launch/service.ts';
+import { registerLaunchRoutes } from './modules/games/launch/routes.ts';
+import { GameSessionPruner } from './modules/games/launch/session-retention.ts';
+import { DemoGameServer } from './modules/games/demo-provider/game-server.ts';
+import { registerDemoGameRoutes } from './modules/games/demo-provider/routes.ts';
+import { DemoWalletClient } from './modules/games/demo-provider/wallet-client.ts';
+import { registerProviderBetRoutes } from './modules/games/provider-bets/routes.ts';
+import { ProviderBetService } from './modules/games/provider-bets/service.ts';
+import { ProviderCallbacks } from './modules/games/seamless-wallet/provider-callbacks.ts';
+import { registerProviderCallbackRoutes } from './modules/games/seamless-wallet/routes.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { builtInGateways } from './modules/payments/gateways/registry.ts';
@@ -37,6 +44,7 @@ import { WithdrawalService } from './modules/withdrawals/service.ts';
 import { registerUserRoutes } from './modules/users/routes.ts';
 import { registerWalletRoutes } from './modules/wallet/routes.ts';
 import { WalletService } from './modules/wallet/service.ts';
+import { registerGameAdminRoutes } from './modules/draws/admin-games.ts';
 import { registerDrawRoutes, registerDrawScheduler } from './modules/draws/routes.ts';
 import { DrawService } from './modules/draws/service.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
@@ -252,14 +260,20 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const gameAdapters = builtInAdapters();
   for (const adapter of options.gameAdapters ?? []) gameAdapters.register(adapter);
   app.decorate('gameAdapters', gameAdapters);
-  registerGameWalletRoutes(app, ctx, gameAdapters);
-  registerCatalogueRoutes(app, ctx, { adapters: gameAdapters, storage });
+  // The seamless wallet's callbacks, the rounds they record, and the demo provider's game, which
+  // calls the wallet through this app's own router (docs/games.md, "Demo game").
+  registerProviderCallbackRoutes(app, new ProviderCallbacks(ctx, gameAdapters));
+  registerProviderBetRoutes(app, ctx, new ProviderBetService(db));
+  registerDemoGameRoutes(app, ctx, new DemoGameServer(ctx, new DemoWalletClient((request) => app.inject(request))));
+  registerCatalogueRoutes(app, ctx, { catalogue: new Catalogue(ctx), adapters: gameAdapters, storage });
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
   registerUploadRoutes(app, ctx, storage);
   registerStorageRoutes(app, storage);
-  // Draw games (issue 10): player and admin routes, and the scheduler started when the app is ready.
+  // Draw games (issue 10): player and admin routes (the in-house games' among them), and the
+  // scheduler started when the app is ready.
   const clock = options.clock ?? systemClock;
   registerDrawRoutes(app, ctx, new DrawService(ctx, clock));
+  registerGameAdminRoutes(app, ctx);
   registerDrawScheduler(app, ctx, clock);
   options.extraRoutes?.(app, ctx);
 

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, type Config } from './config.ts';
 import { WorkersError } from './cluster.ts';
-import { CATALOGUE_TOPIC } from './modules/games/catalogue.ts';
-import { formatSeedReport, seedDemo } from './modules/games/seed-demo.ts';
+import { CATALOGUE_TOPIC } from './modules/games/catalogue/catalogue.ts';
+import { formatSeedReport, seedDemo } from './modules/games/demo-provider/seed.ts';
 import { createOrPromoteAdmin, UsageError } from './modules/users/admin-create.ts';
 import { UserIdentity } from './modules/users/identity.ts';
 import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';

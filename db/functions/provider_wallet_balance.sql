@@ -1,8 +1,9 @@
 -- balance {token}: the token is a launch token (redeemed once, before launch_expires_at: the
 -- session token whose hash the caller passes becomes the session's) or a live session token.
 -- Demo sessions move no money and are not the wallet's: every call with their tokens is
--- INVALID_TOKEN.
-create or replace function provider_wallet_balance(p_provider_id bigint, p_token_hash text, p_new_session_hash text)
+-- INVALID_TOKEN. p_enabled: the code of an enabled provider (CATALOGUE_STATUS, passed in by
+-- src/modules/games/seamless-wallet/repository.ts).
+create or replace function provider_wallet_balance(p_provider_id bigint, p_token_hash text, p_new_session_hash text, p_enabled smallint)
 returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
@@ -11,7 +12,7 @@ declare
 begin
   v_answer.replayed := false;
   v_answer.session_issued := false;
-  if not provider_wallet_enabled(p_provider_id) then
+  if not provider_wallet_enabled(p_provider_id, p_enabled) then
     v_answer.outcome := 'PROVIDER_DISABLED';
     return v_answer;
   end if;

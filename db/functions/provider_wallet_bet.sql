@@ -4,8 +4,13 @@
 -- a token that is not a live money session, a disabled player, a game that is not the
 -- session's or is disabled, another currency, a stake above the balance (answered with the
 -- balance), a round of another player or game or one already closed, a bet id a refund came
--- before. Each accepted bet moves the session's end forward (at most once a minute, so spins
--- do not rewrite the session row each time).
+-- before. Each accepted bet moves the session's end to p_session_life_s from now (at most once a
+-- minute, so spins do not rewrite the session row each time).
+--
+-- What is declared in TypeScript is passed in, never written here again: the session's life
+-- (SESSION_LIFE_S, src/modules/games/launch/service.ts, which a launch starts the session with),
+-- the code of an enabled provider and game (CATALOGUE_STATUS) and of an open round
+-- (PROVIDER_BET_STATUS); src/modules/games/seamless-wallet/repository.ts binds them.
 --
 -- The hot path of the wallet: the session, its player, game and provider are read in one
 -- statement, and the player's balance row is locked before anything is decided, so the funds
@@ -26,7 +31,10 @@ create or replace function provider_wallet_bet(
   p_game text,
   p_amount bigint,
   p_currency text,
-  p_payload text
+  p_payload text,
+  p_enabled smallint,
+  p_round_open smallint,
+  p_session_life_s integer
 ) returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
@@ -50,14 +58,14 @@ begin
   v_answer.session_issued := false;
 
   select s.id, s.user_id, s.currency, s.demo, s.provider_game_id, s.expires_at, p.status as provider_status,
-      u.status as user_status, g.code = p_game and g.status = 1 as game_open
+      u.status as user_status, g.code = p_game and g.status = p_enabled as game_open
     into v_session
     from game_sessions s
     join providers p on p.id = s.provider_id
     join users u on u.id = s.user_id
     join provider_games g on g.id = s.provider_game_id
     where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id;
-  if v_session.id is null and not provider_wallet_enabled(p_provider_id) or v_session.provider_status = 0 then
+  if v_session.id is null and not provider_wallet_enabled(p_provider_id, p_enabled) or v_session.provider_status <> p_enabled then
     v_answer.outcome := 'PROVIDER_DISABLED';
     return v_answer;
   end if;
@@ -90,10 +98,10 @@ begin
       v_answer.outcome := 'INSUFFICIENT_FUNDS';
     else
       -- A new round, or more stake in an open round of the same player and game.
-      insert into provider_bets as r (user_id, provider_id, provider_game_id, round_id, bet_amount, currency)
-        values (v_session.user_id, p_provider_id, v_session.provider_game_id, p_round_id, p_amount, v_session.currency)
+      insert into provider_bets as r (user_id, provider_id, provider_game_id, round_id, bet_amount, currency, status)
+        values (v_session.user_id, p_provider_id, v_session.provider_game_id, p_round_id, p_amount, v_session.currency, p_round_open)
         on conflict (provider_id, round_id) do update set bet_amount = r.bet_amount + excluded.bet_amount, updated_at = now()
-          where r.user_id = excluded.user_id and r.provider_game_id = excluded.provider_game_id and r.status = 0
+          where r.user_id = excluded.user_id and r.provider_game_id = excluded.provider_game_id and r.status = p_round_open
         returning r.id into v_bet_id;
       if v_bet_id is null then
         select r.* into v_round from provider_bets r where r.provider_id = p_provider_id and r.round_id = p_round_id;
@@ -104,8 +112,8 @@ begin
   end if;
 
   if v_answer.outcome is null then
-    if v_session.expires_at < now() + interval '29 minutes' then
-      update game_sessions s set expires_at = now() + interval '30 minutes' where s.id = v_session.id;
+    if v_session.expires_at < now() + make_interval(secs => p_session_life_s - 60) then
+      update game_sessions s set expires_at = now() + make_interval(secs => p_session_life_s) where s.id = v_session.id;
     end if;
     select a.balance_after into v_answer.balance from ledger_apply(v_session.user_id, v_session.currency, 'bet', -p_amount,
       'provider_bet', v_bet_id, 'Bet #' || v_bet_id, 'provider:' || p_provider_id || ':bet:' || p_transaction_id) a;

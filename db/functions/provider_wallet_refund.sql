@@ -6,11 +6,17 @@
 --
 -- Replays and stored bodies: a replay is answered for the player of the bet it names, looked
 -- up under that player's lock (as a win's), and the payload is stored redacted.
+--
+-- The codes of an enabled provider (CATALOGUE_STATUS) and of a refunded round
+-- (PROVIDER_BET_STATUS) are passed in from their TypeScript declarations
+-- (src/modules/games/seamless-wallet/repository.ts).
 create or replace function provider_wallet_refund(
   p_provider_id bigint,
   p_transaction_id text,
   p_bet_transaction_id text,
-  p_payload text
+  p_payload text,
+  p_enabled smallint,
+  p_round_refunded smallint
 ) returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
@@ -27,7 +33,7 @@ begin
   end if;
   v_answer.replayed := false;
   v_answer.session_issued := false;
-  if not provider_wallet_enabled(p_provider_id) then
+  if not provider_wallet_enabled(p_provider_id, p_enabled) then
     v_answer.outcome := 'PROVIDER_DISABLED';
     return v_answer;
   end if;
@@ -59,7 +65,7 @@ begin
     if not v_applied.replayed then
       v_refunded := v_bet.amount;
       update provider_bets r set refund_amount = r.refund_amount + v_bet.amount, updated_at = now(),
-          status = case when r.refund_amount + v_bet.amount = r.bet_amount then 2 else r.status end,
+          status = case when r.refund_amount + v_bet.amount = r.bet_amount then p_round_refunded else r.status end,
           settled_at = case when r.refund_amount + v_bet.amount = r.bet_amount then coalesce(r.settled_at, now()) else r.settled_at end
         where r.id = v_bet.provider_bet_id;
     end if;

@@ -10,6 +10,10 @@
 -- locked) first, and the call's id is looked up once, under the lock: a delivery of this call
 -- that was running meanwhile has committed by then. (The first version looked before the lock,
 -- to answer a replay without it, and again after.)
+--
+-- The codes of an enabled provider (CATALOGUE_STATUS) and of an open and a settled round
+-- (PROVIDER_BET_STATUS) are passed in from their TypeScript declarations
+-- (src/modules/games/seamless-wallet/repository.ts).
 create or replace function provider_wallet_win(
   p_provider_id bigint,
   p_transaction_id text,
@@ -18,7 +22,10 @@ create or replace function provider_wallet_win(
   p_amount bigint,
   p_currency text,
   p_round_closed boolean,
-  p_payload text
+  p_payload text,
+  p_enabled smallint,
+  p_round_open smallint,
+  p_round_settled smallint
 ) returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
@@ -34,7 +41,7 @@ begin
   end if;
   v_answer.replayed := false;
   v_answer.session_issued := false;
-  if not provider_wallet_enabled(p_provider_id) then
+  if not provider_wallet_enabled(p_provider_id, p_enabled) then
     v_answer.outcome := 'PROVIDER_DISABLED';
     return v_answer;
   end if;
@@ -63,8 +70,8 @@ begin
       v_bet.provider_bet_id, 'Win #' || v_bet.provider_bet_id, 'provider:' || p_provider_id || ':win:' || p_transaction_id) a;
   end if;
   update provider_bets r set win_amount = r.win_amount + p_amount, updated_at = now(),
-      status = case when p_round_closed and r.status = 0 then 1 else r.status end,
-      settled_at = case when p_round_closed and r.status = 0 then now() else r.settled_at end
+      status = case when p_round_closed and r.status = p_round_open then p_round_settled else r.status end,
+      settled_at = case when p_round_closed and r.status = p_round_open then now() else r.settled_at end
     where r.id = v_bet.provider_bet_id;
   insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, bet_transaction_id,
       amount, currency, outcome, payload)

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { CATALOGUE_TOPIC } from '../../src/modules/games/catalogue.ts';
+import { CATALOGUE_TOPIC } from '../../src/modules/games/catalogue/catalogue.ts';
 import { openDatabase, type Database } from '../../src/platform/db/client.ts';
 import { Client, startApp, type TestApp } from '../helpers/app.ts';
 import { createGame, createProvider, listOf, type ProviderGame } from './support.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { providerTransactions } from '../../src/modules/games/wallet-tables.ts';
+import { providerTransactions } from '../../src/modules/games/seamless-wallet/tables.ts';
 import { rows } from '../../src/platform/db/client.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { balanceOf, ledgerOf } from '../wallet/helpers.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { providerTransactions } from '../../src/modules/games/wallet-tables.ts';
+import { providerTransactions } from '../../src/modules/games/seamless-wallet/tables.ts';
 import { verifyLedger } from '../../src/modules/wallet/verify.ts';
 import { useApp, type Response, type TestApp } from '../helpers/app.ts';
 import { balanceOf, ledgerOf } from '../wallet/helpers.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { WalletStatus } from '../../src/modules/games/adapters/adapter.ts';
+import { LAUNCH_TOKEN_LIFE_S, SESSION_LIFE_S } from '../../src/modules/games/launch/service.ts';
 import { gameSessions, providerGames, providers } from '../../src/modules/games/tables.ts';
 import { Keyring, randomAlphanumeric, sha256 } from '../../src/platform/crypto.ts';
 import { signBody } from '../../src/platform/signature.ts';
@@ -52,7 +53,7 @@ export interface Launched {
 
 /**
  * A launch as `GET /api/provider-games/:game/launch` makes it (docs/games.md, "Launch"): a
- * random launch token stored as its SHA-256, redeemable for 120 s, a session of 30 minutes.
+ * random launch token stored as its SHA-256, redeemable for LAUNCH_TOKEN_LIFE_S, a session of SESSION_LIFE_S.
  */
 export async function launch(
   t: TestApp,
@@ -68,8 +69,8 @@ export async function launch(
       providerGameId: input.gameId,
       currency: input.currency ?? 'BRL',
       demo: input.demo ?? false,
-      launchExpiresAt: sql`now() + interval '120 seconds'`,
-      expiresAt: sql`now() + interval '30 minutes'`,
+      launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S})`,
+      expiresAt: sql`now() + make_interval(secs => ${SESSION_LIFE_S})`,
     })
     .returning({ id: gameSessions.id });
   return { id: row!.id, token };

@@ -2,7 +2,7 @@
 // test, and the calls they make there, in our terms.
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
-import { providerBets } from '../../src/modules/games/wallet-tables.ts';
+import { providerBets } from '../../src/modules/games/seamless-wallet/tables.ts';
 import type { SignedIn, TestApp } from '../helpers/app.ts';
 import { fund } from '../withdrawals/helpers.ts';
 import { createGame, createProvider, launch, send, type KitCall, type Launched, type TestProvider, type WalletDriver } from './helpers.ts';

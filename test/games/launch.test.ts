@@ -10,7 +10,7 @@ import type {
   WalletAnswer,
   WalletCall,
 } from '../../src/modules/games/adapters/adapter.ts';
-import { DemoAdapter } from '../../src/modules/games/adapters/demo.ts';
+import { DemoAdapter } from '../../src/modules/games/demo-provider/adapter.ts';
 import { sha256 } from '../../src/platform/crypto.ts';
 import { one, rows } from '../../src/platform/db/client.ts';
 import { verifySignedBody } from '../../src/platform/signature.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { multiplier, REELS, RTP, spin, STOPS, STRIP, SYMBOLS } from '../../src/modules/games/demo-game/paytable.ts';
+import { multiplier, REELS, RTP, spin, STOPS, STRIP, SYMBOLS } from '../../src/modules/games/demo-provider/paytable.ts';
 
 /** Every line the reels can stop on, each as likely as any other (one stop per reel). */
 function* everyLine() {

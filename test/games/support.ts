@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { demoThumbnail } from '../../src/modules/games/png.ts';
+import { demoThumbnail } from '../../src/modules/games/demo-provider/png.ts';
 import type { Client, Response } from '../helpers/app.ts';
 
 export interface AdminProvider {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { asc, sql } from 'drizzle-orm';
-import { providerTransactions } from '../../src/modules/games/wallet-tables.ts';
+import { providerTransactions } from '../../src/modules/games/seamless-wallet/tables.ts';
 import { one } from '../../src/platform/db/client.ts';
 import { listMigrations, migrate } from '../../src/platform/db/migrate.ts';
 import { freshDatabase } from '../helpers/database.ts';

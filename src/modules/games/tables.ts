@@ -3,6 +3,16 @@ import { boolean, index, integer, jsonb, pgTable, smallint, text, unique } from 
 import { instant, int8 } from '../../platform/db/columns.ts';
 import { users } from '../users/tables.ts';
 
+/**
+ * `providers.status` and `provider_games.status`: customers see, launch and bet on enabled rows
+ * only. The one declaration of these codes: queries and schemas use it, and the wallet's SQL
+ * functions are handed it (seamless-wallet/repository.ts).
+ */
+export const CATALOGUE_STATUS = { disabled: 0, enabled: 1 } as const;
+
+/** `games.status`: an in-house (draw) game's state; the draws module reads it. */
+export const GAME_STATUS = { disabled: 0, enabled: 1, maintenance: 2 } as const;
+
 /** migrations/20261125090000_games_catalogue.sql */
 export const providers = pgTable(
   'providers',
@@ -11,8 +21,7 @@ export const providers = pgTable(
     name: text('name').notNull(),
     code: text('code').notNull(),
     sort: integer('sort').notNull().default(0),
-    // 0 disabled, 1 enabled.
-    status: smallint('status').notNull().default(1),
+    status: smallint('status').notNull().default(CATALOGUE_STATUS.enabled),
     adapter: text('adapter').notNull().default('demo'),
     /** Encrypted with the app key (Keyring.encrypt); never returned, `[redacted]` in the operation log. */
     walletSecret: text('wallet_secret'),
@@ -42,7 +51,7 @@ export const providerGames = pgTable(
     thumbnail: text('thumbnail'),
     sort: integer('sort').notNull().default(0),
     popular: smallint('popular').notNull().default(0),
-    status: smallint('status').notNull().default(1),
+    status: smallint('status').notNull().default(CATALOGUE_STATUS.enabled),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
@@ -54,7 +63,7 @@ export const providerGames = pgTable(
   ],
 );
 
-/** In-house games; status 0 disabled, 1 enabled, 2 maintenance. */
+/** In-house games: the draw games (src/modules/draws/); `status` is GAME_STATUS. */
 export const games = pgTable(
   'games',
   {
@@ -62,7 +71,7 @@ export const games = pgTable(
     name: text('name').notNull(),
     code: text('code').notNull(),
     type: text('type').notNull(),
-    status: smallint('status').notNull().default(1),
+    status: smallint('status').notNull().default(GAME_STATUS.enabled),
     sort: integer('sort').notNull().default(0),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: instant('created_at').notNull().defaultNow(),

@@ -76,8 +76,8 @@ export interface WalletAnswer {
 
 /**
  * One game provider's protocol. Adapters translate the provider's wire format and signatures
- * into wallet calls in our terms; the money rules stay in the game wallet service and its SQL
- * function, so an adapter can never move money by itself.
+ * into wallet calls in our terms; the money rules stay in the wallet's SQL functions, which
+ * ProviderCallbacks (seamless-wallet/) calls, so an adapter can never move money by itself.
  */
 export interface GameProviderAdapter {
   readonly code: string;

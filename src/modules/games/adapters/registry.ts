@@ -1,5 +1,5 @@
 import { GameAdapters } from './adapter.ts';
-import { DemoAdapter } from './demo.ts';
+import { DemoAdapter } from '../demo-provider/adapter.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

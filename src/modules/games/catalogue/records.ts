@@ -1,18 +1,11 @@
 import { getTableColumns, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import { correlated } from '../../platform/db/columns.ts';
-import { columnPresenter, timestamps } from '../../platform/http/record.ts';
-import type { RowOf } from '../../platform/pagination/list.ts';
-import { publicUrl } from '../../platform/storage/storage.ts';
-import { games, providerGames, providers } from './tables.ts';
-
-/** Codes and slugs (contract section 4): lower-case letters, digits and single hyphens, at least one letter. */
-export const SLUG = '^(?=[a-z0-9-]*[a-z])[a-z0-9]+(-[a-z0-9]+)*$';
-export const SLUG_MESSAGE = 'The :attribute field must be lower-case letters, digits and single hyphens, with at least one letter.';
-
-export function slugSchema(maxLength: number) {
-  return Type.String({ maxLength, pattern: SLUG, 'x-message': SLUG_MESSAGE });
-}
+import { correlated } from '../../../platform/db/columns.ts';
+import { describeCodes, SLUG } from '../../../platform/http/fields.ts';
+import { columnPresenter, timestamps } from '../../../platform/http/record.ts';
+import type { RowOf } from '../../../platform/pagination/list.ts';
+import { publicUrl } from '../../../platform/storage/storage.ts';
+import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
 
 const SLUG_PATTERN = new RegExp(SLUG);
 const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
@@ -29,8 +22,9 @@ export function pathKey(value: string): { id: number } | { code: string } | unde
   return value.length <= 255 && SLUG_PATTERN.test(value) ? { code: value } : undefined;
 }
 
-export const SortField = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Ascending; default 0.' });
+/** A 0/1 field such as `popular` or `free`. */
 export const Flag = Type.Integer({ minimum: 0, maximum: 1 });
+const Status = Type.Integer({ description: `${describeCodes(CATALOGUE_STATUS)}.` });
 
 // Providers ---------------------------------------------------------------------------------
 
@@ -53,7 +47,7 @@ export const AdminProviderRecord = Type.Object({
   name: Type.String(),
   code: Type.String(),
   sort: Type.Integer(),
-  status: Type.Integer({ description: '1 enabled, 0 disabled.' }),
+  status: Status,
   adapter: Type.String({ description: 'The adapter speaking its protocol; built in: `demo`.' }),
   games_count: Type.Integer({ description: 'Its provider games, enabled or not.' }),
   has_wallet_secret: Type.Boolean({ description: 'Whether a wallet secret is set (the secret itself is write-only).' }),
@@ -68,7 +62,7 @@ export const customerProviderFields = {
   sort: providers.sort,
   status: providers.status,
   gamesCount: correlated<number>(sql`(select count(*)::int from ${providerGames}
-    where ${providerGames.providerId} = ${providers.id} and ${providerGames.status} = 1)`),
+    where ${providerGames.providerId} = ${providers.id} and ${providerGames.status} = ${CATALOGUE_STATUS.enabled})`),
   createdAt: providers.createdAt,
   updatedAt: providers.updatedAt,
 };
@@ -78,7 +72,7 @@ export const ProviderRecord = Type.Object({
   name: Type.String(),
   code: Type.String(),
   sort: Type.Integer(),
-  status: Type.Integer({ description: 'Always 1: customers see enabled providers only.' }),
+  status: Type.Integer({ description: `Always ${CATALOGUE_STATUS.enabled}: customers see enabled providers only.` }),
   games_count: Type.Integer({ description: 'Its enabled games.' }),
   ...timestamps,
 });
@@ -99,7 +93,7 @@ export const ProviderGameRecord = Type.Object({
   thumbnail_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the thumbnail is served, or null.' }),
   sort: Type.Integer(),
   popular: Type.Integer({ description: '0 or 1.' }),
-  status: Type.Integer({ description: '1 enabled, 0 disabled.' }),
+  status: Status,
   ...timestamps,
 });
 
@@ -110,18 +104,3 @@ export function providerGamePresenter(appUrl: string): (row: RowOf<typeof provid
   const columns = columnPresenter(ProviderGameColumns, providerGameFields);
   return (row) => ({ ...columns(row), thumbnail_url: row.thumbnail === null ? null : publicUrl(appUrl, row.thumbnail) });
 }
-
-// In-house games ----------------------------------------------------------------------------
-
-export const GameRecord = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  code: Type.String(),
-  type: Type.String({ description: 'What kind of game it is, e.g. `dice3`, `double`, `slot`.' }),
-  status: Type.Integer({ description: '0 disabled, 1 enabled, 2 maintenance.' }),
-  sort: Type.Integer(),
-  settings: Type.Record(Type.String(), Type.Unknown(), { description: 'Settings of its type.' }),
-  ...timestamps,
-});
-
-export const gameFields = getTableColumns(games);

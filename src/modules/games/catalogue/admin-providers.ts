@@ -1,19 +1,20 @@
 import { Type } from 'typebox';
-import { defineResource } from '../../platform/admin/resource.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { ValidationError } from '../../platform/errors.ts';
-import { equals } from '../../platform/pagination/list.ts';
-import type { GameAdapters } from './adapters/adapter.ts';
+import { defineResource } from '../../../platform/admin/resource.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { ValidationError } from '../../../platform/errors.ts';
+import { codeSchema, slugSchema, SortField } from '../../../platform/http/fields.ts';
+import { equals } from '../../../platform/pagination/list.ts';
+import type { GameAdapters } from '../adapters/adapter.ts';
 import { CATALOGUE_TOPIC } from './catalogue.ts';
-import { AdminProviderRecord, Flag, providerFields, slugSchema, SortField } from './catalogue-records.ts';
-import { providers } from './tables.ts';
-import { providerBets, providerTransactions } from './wallet-tables.ts';
+import { AdminProviderRecord, providerFields } from './records.ts';
+import { CATALOGUE_STATUS, providers } from '../tables.ts';
+import { providerBets, providerTransactions } from '../seamless-wallet/tables.ts';
 
 const ProviderBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
   code: slugSchema(64),
   sort: Type.Optional(SortField),
-  status: Type.Optional({ ...Flag, description: '1 enabled (default), 0 disabled.' }),
+  status: Type.Optional(codeSchema(CATALOGUE_STATUS, { description: 'Created enabled unless given' })),
   adapter: Type.Optional(Type.String({ maxLength: 64, description: 'An adapter code this service knows; default `demo`.' })),
   wallet_secret: Type.Optional(
     Type.String({
@@ -38,7 +39,7 @@ export function providersResource(ctx: AppContext, adapters: GameAdapters) {
     sort: providers.sort,
     filters: {
       code: equals(providers.code, Type.String({ maxLength: 64 })),
-      status: equals(providers.status, Flag),
+      status: equals(providers.status, codeSchema(CATALOGUE_STATUS)),
       adapter: equals(providers.adapter, Type.String({ maxLength: 64 })),
     },
     search: [providers.name, providers.code],

@@ -1,13 +1,13 @@
 import { eq, inArray, sql } from 'drizzle-orm';
-import type { PasswordHasher } from '../../platform/auth/passwords.ts';
-import { randomAlphanumeric, type Keyring } from '../../platform/crypto.ts';
-import { transaction, type Db } from '../../platform/db/client.ts';
-import { newUploadKey, type Storage } from '../../platform/storage/storage.ts';
-import { assignRole } from '../access/repository.ts';
-import { findUserByEmail, insertUser } from '../users/repository.ts';
-import { applyLedgerOperation } from '../wallet/ledger.ts';
+import type { PasswordHasher } from '../../../platform/auth/passwords.ts';
+import { randomAlphanumeric, type Keyring } from '../../../platform/crypto.ts';
+import { transaction, type Db } from '../../../platform/db/client.ts';
+import { newUploadKey, type Storage } from '../../../platform/storage/storage.ts';
+import { assignRole } from '../../access/repository.ts';
+import { findUserByEmail, insertUser } from '../../users/repository.ts';
+import { applyLedgerOperation } from '../../wallet/ledger.ts';
 import { demoThumbnail, type Rgb } from './png.ts';
-import { games, providerGames, providers } from './tables.ts';
+import { games, providerGames, providers } from '../tables.ts';
 
 export const DEMO_EMAIL = 'demo@example.com';
 /** What the demo player starts with, once: 1,000.00. */

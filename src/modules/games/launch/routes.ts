@@ -1,16 +1,16 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { NotFoundError } from '../../platform/errors.ts';
-import type { App } from '../../platform/http/app.ts';
-import { currentUser } from '../../platform/http/guard.ts';
-import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
-import { FlagFilter, flagValue } from '../../platform/pagination/list.ts';
-import { LAUNCH_LIMIT, type LaunchableGame, type LaunchService } from './launch.ts';
+import { NotFoundError } from '../../../platform/errors.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { currentUser } from '../../../platform/http/guard.ts';
+import { errorResponses, MessageBody } from '../../../platform/http/schemas.ts';
+import { FlagFilter, flagValue } from '../../../platform/pagination/list.ts';
+import { LAUNCH_LIMIT, LAUNCH_TOKEN_LIFE_S, type LaunchableGame, type LaunchService } from './service.ts';
 
 const LaunchRecord = Type.Object({
   url: Type.String({ description: 'Where to open the game.' }),
   html: Type.Union([Type.String(), Type.Null()], { description: 'Markup to embed instead, for providers that give one.' }),
-  token: Type.String({ description: 'The single-use launch token, valid for 120 seconds.' }),
+  token: Type.String({ description: `The single-use launch token, valid for ${LAUNCH_TOKEN_LIFE_S} seconds.` }),
 });
 
 /** GET /api/provider-games/:game/launch (contract section 7). */

@@ -1,5 +1,12 @@
 import { jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
-import { cents, instant, int8 } from '../../platform/db/columns.ts';
+import { cents, instant, int8 } from '../../../platform/db/columns.ts';
+import type { WalletStatus } from '../adapters/adapter.ts';
+
+/**
+ * `provider_bets.status`, the one declaration of its codes: schemas and filters use it, and the
+ * wallet's SQL functions are handed it (repository.ts).
+ */
+export const PROVIDER_BET_STATUS = { open: 0, settled: 1, refunded: 2 } as const;
 
 /** migrations/20261125100000_provider_wallet.sql: one row per game round. */
 export const providerBets = pgTable(
@@ -16,16 +23,13 @@ export const providerBets = pgTable(
     /** Stakes given back by refunds; not in the record (the status says refunded). */
     refundAmount: cents('refund_amount').notNull().default(0n),
     currency: text('currency').notNull(),
-    /** 0 open, 1 settled, 2 refunded. */
-    status: smallint('status').notNull().default(0),
+    status: smallint('status').notNull().default(PROVIDER_BET_STATUS.open),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
     settledAt: instant('settled_at'),
   },
   (table) => [unique('provider_bets_round_unique').on(table.providerId, table.roundId)],
 );
-
-export const PROVIDER_BET_STATUS = { open: 0, settled: 1, refunded: 2 } as const;
 
 /** Every money call by the provider's transaction id, with its signed body kept for disputes (credentials redacted). */
 export const providerTransactions = pgTable(
@@ -41,7 +45,7 @@ export const providerTransactions = pgTable(
     betTransactionId: text('bet_transaction_id'),
     amount: cents('amount'),
     currency: text('currency'),
-    outcome: text('outcome').notNull(),
+    outcome: text('outcome').$type<WalletStatus>().notNull(),
     payload: jsonb('payload'),
     createdAt: instant('created_at').notNull().defaultNow(),
   },

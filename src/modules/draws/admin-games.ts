@@ -1,12 +1,16 @@
+import { getTableColumns } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { defineResource } from '../../platform/admin/resource.ts';
+import { defineResource, registerResource } from '../../platform/admin/resource.ts';
+import type { AppContext } from '../../platform/context.ts';
 import { ValidationError } from '../../platform/errors.ts';
+import type { App } from '../../platform/http/app.ts';
+import { codeSchema, describeCodes, slugSchema, SortField } from '../../platform/http/fields.ts';
+import { timestamps } from '../../platform/http/record.ts';
 import { equals } from '../../platform/pagination/list.ts';
-import { checkGameSettings } from '../draws/settings.ts';
-import { GameRecord, gameFields, slugSchema, SortField } from './catalogue-records.ts';
-import { games } from './tables.ts';
+import { GAME_STATUS, games } from '../games/tables.ts';
+import { checkGameSettings } from './settings.ts';
 
-const Status = Type.Integer({ minimum: 0, maximum: 2 });
+const Status = codeSchema(GAME_STATUS);
 const TYPE = '^[a-z0-9]+(-[a-z0-9]+)*$';
 
 const GameBody = Type.Object({
@@ -18,7 +22,7 @@ const GameBody = Type.Object({
     'x-message': 'The :attribute field must be lower-case letters, digits and single hyphens.',
     description: 'The draw game type: `dice3` or `double` (docs/draws.md).',
   }),
-  status: Type.Optional({ ...Status, description: '0 disabled, 1 enabled (default), 2 maintenance.' }),
+  status: Type.Optional(codeSchema(GAME_STATUS, { description: 'Created enabled unless given' })),
   sort: Type.Optional(SortField),
   settings: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), {
@@ -27,15 +31,32 @@ const GameBody = Type.Object({
   ),
 });
 
-/** CRUD /api/admin/games: the in-house games (contract section 5). */
-export const gamesResource = defineResource({
+/** An in-house game as operators read it (contract section 5). */
+const AdminGameRecord = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  code: Type.String(),
+  type: Type.String({ description: 'What kind of game it is, e.g. `dice3`, `double`, `slot`.' }),
+  status: Type.Integer({ description: `${describeCodes(GAME_STATUS)}.` }),
+  sort: Type.Integer(),
+  settings: Type.Record(Type.String(), Type.Unknown(), { description: 'Settings of its type.' }),
+  ...timestamps,
+});
+
+/**
+ * CRUD /api/admin/games: the in-house games, which are draw games. They live with the draws
+ * they configure: a game's type must be a draw game type and its settings are checked and
+ * stored in full for that type (docs/draws.md). A change of either is checked against the
+ * other as the record will be.
+ */
+const gamesResource = defineResource({
   path: '/api/admin/games',
   param: 'game',
   permission: 'games',
   tag: 'Admin: games',
   table: games,
-  select: gameFields,
-  record: GameRecord,
+  select: getTableColumns(games),
+  record: AdminGameRecord,
   createBody: GameBody,
   sort: games.sort,
   filters: {
@@ -45,9 +66,6 @@ export const gamesResource = defineResource({
   search: [games.name, games.code],
   unique: [{ field: 'code', column: games.code }],
   inUse: { record: 'game', keptBy: { draws: 'has draws', draw_bets: 'has bets' }, disable: true },
-  // An in-house game is a draw game: its type must be one of the draw game types, and its
-  // settings are checked and stored in full for that type (docs/draws.md). A change of either
-  // is checked against the other as the record will be.
   values: async (body, w) => {
     const typeCode = body.type ?? w.existing?.type;
     let settings: Record<string, unknown> | undefined;
@@ -59,3 +77,7 @@ export const gamesResource = defineResource({
     return { name: body.name, code: body.code, type: body.type, status: body.status, sort: body.sort, settings };
   },
 });
+
+export function registerGameAdminRoutes(app: App, ctx: AppContext): void {
+  registerResource(app, ctx, gamesResource);
+}

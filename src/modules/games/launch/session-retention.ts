@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { rows, type Db } from '../../platform/db/client.ts';
-import type { Prunable } from '../../platform/housekeeping.ts';
+import { rows, type Db } from '../../../platform/db/client.ts';
+import type { Prunable } from '../../../platform/housekeeping.ts';
 
 /**
  * How long a game session is kept after it ended. Nothing reads an ended session to move money

@@ -1,16 +1,17 @@
-import { asc, eq, getTableColumns } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { defineResource, registerResource } from '../../platform/admin/resource.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { idExists } from '../../platform/db/exists.ts';
-import { NotFoundError } from '../../platform/errors.ts';
-import type { App } from '../../platform/http/app.ts';
-import { columnPresenter } from '../../platform/http/record.ts';
-import { errorResponses } from '../../platform/http/schemas.ts';
-import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
-import { equals, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
-import { AdminProviderBetRecord, BetStatusFilter, presentProviderTransaction, ProviderBetRecord } from './bets-present.ts';
-import { providerBets, providerTransactions } from './wallet-tables.ts';
+import { defineResource, registerResource } from '../../../platform/admin/resource.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { idExists } from '../../../platform/db/exists.ts';
+import { NotFoundError } from '../../../platform/errors.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { columnPresenter } from '../../../platform/http/record.ts';
+import { errorResponses } from '../../../platform/http/schemas.ts';
+import { registerCustomerList } from '../../../platform/pagination/customer-list.ts';
+import { equals, IdFilter, MAX_ID } from '../../../platform/pagination/list.ts';
+import { providerBets } from '../seamless-wallet/tables.ts';
+import { AdminProviderBetRecord, BetStatusFilter, presentProviderTransaction, ProviderBetRecord } from './present.ts';
+import type { ProviderBetService } from './service.ts';
 
 const tags = ['Provider bets'];
 
@@ -19,7 +20,7 @@ const tags = ['Provider bets'];
  * operators' (`/api/admin/provider-bets`, read-only; the detail carries the calls' bodies, stored
  * with their credentials redacted by the wallet functions).
  */
-export function registerProviderBetRoutes(app: App, ctx: AppContext): void {
+export function registerProviderBetRoutes(app: App, ctx: AppContext, service: ProviderBetService): void {
   registerCustomerList(app, ctx, {
     path: '/api/provider-bets',
     tags,
@@ -65,15 +66,9 @@ export function registerProviderBetRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const id = request.params.provider_bet;
-      const [round] = await ctx.db.select().from(providerBets).where(eq(providerBets.id, id));
-      if (round === undefined) throw new NotFoundError();
-      const calls = await ctx.db
-        .select()
-        .from(providerTransactions)
-        .where(eq(providerTransactions.providerBetId, id))
-        .orderBy(asc(providerTransactions.id));
-      return { data: { ...present(round), transactions: calls.map(presentProviderTransaction) } };
+      const found = await service.roundWithCalls(request.params.provider_bet);
+      if (found === undefined) throw new NotFoundError();
+      return { data: { ...present(found.round), transactions: found.calls.map(presentProviderTransaction) } };
     },
   );
 }

@@ -1,28 +1,31 @@
 import { Type } from 'typebox';
-import { registerResource } from '../../platform/admin/resource.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { NotFoundError } from '../../platform/errors.ts';
-import type { App } from '../../platform/http/app.ts';
-import { sendKeptOr, serializeForRoute } from '../../platform/http/json-text.ts';
-import { columnPresenter } from '../../platform/http/record.ts';
-import { errorResponses } from '../../platform/http/schemas.ts';
-import { pageSchema } from '../../platform/pagination/list.ts';
-import type { Storage } from '../../platform/storage/storage.ts';
-import type { GameAdapters } from './adapters/adapter.ts';
-import { gamesResource } from './admin-games.ts';
+import { registerResource } from '../../../platform/admin/resource.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { NotFoundError } from '../../../platform/errors.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { sendKeptOr, serializeForRoute } from '../../../platform/http/json-text.ts';
+import { columnPresenter } from '../../../platform/http/record.ts';
+import { errorResponses } from '../../../platform/http/schemas.ts';
+import { pageSchema } from '../../../platform/pagination/list.ts';
+import type { Storage } from '../../../platform/storage/storage.ts';
+import type { GameAdapters } from '../adapters/adapter.ts';
 import { providerGamesResource } from './admin-provider-games.ts';
 import { providersResource } from './admin-providers.ts';
-import { Catalogue, gamesQuery, providersQuery } from './catalogue.ts';
-import { customerProviderFields, ProviderGameRecord, providerGamePresenter, ProviderRecord } from './catalogue-records.ts';
+import { gamesQuery, providersQuery, type Catalogue } from './catalogue.ts';
+import { customerProviderFields, ProviderGameRecord, providerGamePresenter, ProviderRecord } from './records.ts';
 
 const tags = ['Games'];
 const ProviderParams = Type.Object({
   provider: Type.String({ maxLength: 255, description: 'The provider id (all digits) or its code.' }),
 });
 
-/** The customer catalogue (contract section 7) and the admin providers, provider games and in-house games. */
-export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapters: GameAdapters; storage: Storage }): void {
-  const catalogue = new Catalogue(ctx);
+/** The customer catalogue (contract section 7) and the admin providers and provider games. */
+export function registerCatalogueRoutes(
+  app: App,
+  ctx: AppContext,
+  deps: { catalogue: Catalogue; adapters: GameAdapters; storage: Storage },
+): void {
+  const { catalogue } = deps;
   const presentGame = providerGamePresenter(ctx.config.appUrl);
   const presentProvider = columnPresenter(ProviderRecord, customerProviderFields);
 
@@ -84,5 +87,4 @@ export function registerCatalogueRoutes(app: App, ctx: AppContext, deps: { adapt
 
   registerResource(app, ctx, providersResource(ctx, deps.adapters));
   registerResource(app, ctx, providerGamesResource(ctx, deps.storage));
-  registerResource(app, ctx, gamesResource);
 }

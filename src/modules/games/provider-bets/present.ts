@@ -1,9 +1,10 @@
+import { getTableColumns } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { timestamps } from '../../platform/http/record.ts';
-import { toUnits } from '../../platform/money.ts';
-import type { ProviderTransaction } from './wallet-tables.ts';
+import { codeSchema, describeCodes } from '../../../platform/http/fields.ts';
+import { columnPresenter, timestamps } from '../../../platform/http/record.ts';
+import { PROVIDER_BET_STATUS, providerTransactions } from '../seamless-wallet/tables.ts';
 
-export const BetStatusFilter = Type.Integer({ minimum: 0, maximum: 2, 'x-message': 'The selected :attribute is invalid.' });
+export const BetStatusFilter = codeSchema(PROVIDER_BET_STATUS, { 'x-message': 'The selected :attribute is invalid.' });
 
 /** Contract section 5, "Provider bet": one game round. */
 export const ProviderBetRecord = Type.Object({
@@ -15,7 +16,7 @@ export const ProviderBetRecord = Type.Object({
   bet_amount: Type.Number({ description: 'Staked in the round (refunded stakes included).' }),
   win_amount: Type.Number({ description: 'Won in the round.' }),
   currency: Type.String(),
-  status: Type.Integer({ description: '0 open, 1 settled, 2 refunded.' }),
+  status: Type.Integer({ description: `${describeCodes(PROVIDER_BET_STATUS)}.` }),
   settled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   ...timestamps,
 });
@@ -40,16 +41,4 @@ export const AdminProviderBetRecord = Type.Object({
   transactions: Type.Array(ProviderTransactionRecord, { description: 'The round’s money calls, oldest first.' }),
 });
 
-export function presentProviderTransaction(row: ProviderTransaction) {
-  return {
-    id: row.id,
-    transaction_id: row.transactionId,
-    kind: row.kind,
-    bet_transaction_id: row.betTransactionId,
-    amount: row.amount === null ? null : toUnits(row.amount),
-    currency: row.currency,
-    outcome: row.outcome,
-    payload: row.payload,
-    created_at: row.createdAt.toISOString(),
-  };
-}
+export const presentProviderTransaction = columnPresenter(ProviderTransactionRecord, getTableColumns(providerTransactions));

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../platform/context.ts';
 import type { App } from '../../../platform/http/app.ts';
@@ -6,8 +5,7 @@ import { errorResponses, MessageBody } from '../../../platform/http/schemas.ts';
 import { FieldCheck } from '../../../platform/money.ts';
 import { demoPagePolicy, renderDemoPage } from './page.ts';
 import { SYMBOLS } from './paytable.ts';
-import { DemoGameServer } from './server.ts';
-import { DemoWalletClient } from './wallet-client.ts';
+import type { DemoGameServer } from './game-server.ts';
 
 const tags = ['Demo game'];
 /** Launch and session tokens are random letters and digits. */
@@ -47,8 +45,7 @@ const SpinAnswer = Type.Object({
  * page is opened from the front end, possibly in a frame on another origin, and proves who it is
  * with the tokens it carries, never with cookies.
  */
-export function registerDemoGameRoutes(app: App, ctx: AppContext, root: FastifyInstance): void {
-  const server = new DemoGameServer(ctx, new DemoWalletClient(root));
+export function registerDemoGameRoutes(app: App, ctx: AppContext, server: DemoGameServer): void {
   const policy = demoPagePolicy(ctx.config.corsOrigins);
 
   app.get(

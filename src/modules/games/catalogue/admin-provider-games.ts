@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
-import { defineResource } from '../../platform/admin/resource.ts';
-import { mustExist } from '../../platform/admin/rules.ts';
-import type { AppContext } from '../../platform/context.ts';
-import { ValidationError } from '../../platform/errors.ts';
-import { equals, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
-import { isUploadPath, type Storage } from '../../platform/storage/storage.ts';
+import { defineResource } from '../../../platform/admin/resource.ts';
+import { mustExist } from '../../../platform/admin/rules.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { ValidationError } from '../../../platform/errors.ts';
+import { codeSchema, slugSchema, SortField } from '../../../platform/http/fields.ts';
+import { equals, IdFilter, MAX_ID } from '../../../platform/pagination/list.ts';
+import { isUploadPath, type Storage } from '../../../platform/storage/storage.ts';
 import { CATALOGUE_TOPIC } from './catalogue.ts';
-import { Flag, ProviderGameRecord, providerGamePresenter, providerGameFields, slugSchema, SortField } from './catalogue-records.ts';
-import { providerGames, providers } from './tables.ts';
+import { Flag, ProviderGameRecord, providerGamePresenter, providerGameFields } from './records.ts';
+import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
 
 const ProviderGameBody = Type.Object({
   provider_id: Type.Integer({ minimum: 1, maximum: MAX_ID }),
@@ -27,7 +28,7 @@ const ProviderGameBody = Type.Object({
   ),
   sort: Type.Optional(SortField),
   popular: Type.Optional({ ...Flag, description: 'Default 0.' }),
-  status: Type.Optional({ ...Flag, description: '1 enabled (default), 0 disabled.' }),
+  status: Type.Optional(codeSchema(CATALOGUE_STATUS, { description: 'Created enabled unless given' })),
 });
 
 const THUMBNAIL_INVALID = 'The selected thumbnail is invalid.';
@@ -47,7 +48,7 @@ export function providerGamesResource(ctx: AppContext, storage: Storage) {
     sort: providerGames.sort,
     filters: {
       provider_id: equals(providerGames.providerId, IdFilter),
-      status: equals(providerGames.status, Flag),
+      status: equals(providerGames.status, codeSchema(CATALOGUE_STATUS)),
       popular: equals(providerGames.popular, Flag),
       category_id: equals(providerGames.categoryId, Type.Integer({ minimum: 0, maximum: MAX_ID })),
     },

@@ -1,17 +1,20 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../../platform/context.ts';
-import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
-import { ProviderUnavailableError, ValidationError } from '../../platform/errors.ts';
-import { throttle } from '../../platform/rate-limit.ts';
-import type { GameAdapters, Launch } from './adapters/adapter.ts';
-import { pathKey } from './catalogue-records.ts';
-import { gameSessions, providerGames, providers } from './tables.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { randomAlphanumeric, sha256 } from '../../../platform/crypto.ts';
+import { ProviderUnavailableError, ValidationError } from '../../../platform/errors.ts';
+import type { Logger } from '../../../platform/logger.ts';
+import { throttle } from '../../../platform/rate-limit.ts';
+import type { GameAdapters, Launch } from '../adapters/adapter.ts';
+import { pathKey } from '../catalogue/records.ts';
+import { CATALOGUE_STATUS, gameSessions, providerGames, providers } from '../tables.ts';
 
 /** The launch token's life: the provider redeems it once, shortly after the launch. */
-const LAUNCH_TOKEN_TTL_S = 120;
-/** The game session's life, moved forward by each accepted bet (the wallet does that). */
-const SESSION_TTL_S = 30 * 60;
+export const LAUNCH_TOKEN_LIFE_S = 120;
+/**
+ * The game session's life: a launch starts the session with it, and each accepted bet moves the
+ * session's end to this far from then (the wallet's provider_wallet_bet is handed it).
+ */
+export const SESSION_LIFE_S = 30 * 60;
 const TOKEN_LENGTH = 48;
 /**
  * Launches a player may ask for per window: each writes a session row and may call the provider,
@@ -78,14 +81,14 @@ export class LaunchService {
       .where(
         and(
           'id' in key ? eq(providerGames.id, key.id) : eq(providerGames.slug, key.code),
-          eq(providerGames.status, 1),
-          eq(providers.status, 1),
+          eq(providerGames.status, CATALOGUE_STATUS.enabled),
+          eq(providers.status, CATALOGUE_STATUS.enabled),
         ),
       );
     return row;
   }
 
-  async launch(userId: number, game: LaunchableGame, demo: boolean, log: FastifyBaseLogger): Promise<LaunchAnswer> {
+  async launch(userId: number, game: LaunchableGame, demo: boolean, log: Logger): Promise<LaunchAnswer> {
     const adapter = this.#adapters.get(game.adapter);
     if (adapter === undefined) {
       // A provider naming an adapter this instance lacks (an older release beside a newer one).
@@ -106,8 +109,8 @@ export class LaunchService {
         providerGameId: game.id,
         currency,
         demo,
-        launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_TTL_S})`,
-        expiresAt: sql`now() + make_interval(secs => ${SESSION_TTL_S})`,
+        launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S})`,
+        expiresAt: sql`now() + make_interval(secs => ${SESSION_LIFE_S})`,
       })
       .returning({ id: gameSessions.id });
 

@@ -1,12 +1,8 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../platform/context.ts';
-import type { App } from '../../platform/http/app.ts';
-import { registerRawJsonScope } from '../../platform/http/raw-json.ts';
-import { errorResponses } from '../../platform/http/schemas.ts';
-import type { GameAdapters } from './adapters/adapter.ts';
-import { registerProviderBetRoutes } from './bets-routes.ts';
-import { registerDemoGameRoutes } from './demo-game/routes.ts';
-import { GameWalletService } from './wallet-service.ts';
+import type { App } from '../../../platform/http/app.ts';
+import { registerRawJsonScope } from '../../../platform/http/raw-json.ts';
+import { errorResponses } from '../../../platform/http/schemas.ts';
+import type { ProviderCallbacks } from './provider-callbacks.ts';
 
 const Params = Type.Object({
   provider: Type.String({ description: 'The provider’s id or code.' }),
@@ -35,20 +31,11 @@ const Answer = Type.Object(
 );
 
 /**
- * The seamless wallet (docs/games.md): the providers' callbacks, the rounds they record (the
- * players' and the operators' lists) and the built-in demo game that plays through them.
+ * POST /api/providers/:provider/wallet/:action (contract section 9, docs/games.md "Seamless
+ * wallet"): a game provider's callback. Machine callers: no cookies, no CSRF; the raw body is
+ * kept for the signature.
  */
-export function registerGameWalletRoutes(app: App, ctx: AppContext, adapters: GameAdapters): void {
-  registerWalletCallback(app, new GameWalletService(ctx, adapters));
-  registerProviderBetRoutes(app, ctx);
-  registerDemoGameRoutes(app, ctx, app);
-}
-
-/**
- * POST /api/providers/:provider/wallet/:action (contract section 9): a game provider's seamless
- * wallet callback. Machine callers: no cookies, no CSRF; the raw body is kept for the signature.
- */
-function registerWalletCallback(app: App, service: GameWalletService): void {
+export function registerProviderCallbackRoutes(app: App, service: ProviderCallbacks): void {
   registerRawJsonScope(app, (scope, rawBodyOf) => {
     scope.post(
       '/api/providers/:provider/wallet/:action',

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { signBody } from '../../../platform/signature.ts';
 import type { WalletAction } from '../adapters/adapter.ts';
 
@@ -10,6 +9,14 @@ export interface DemoWalletAnswer {
   transaction_id?: string;
   session?: string;
 }
+
+/** One signed request handed to this process's router, and what it answered (the shape of `app.inject`). */
+export type Inject = (request: {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  payload: string;
+}) => Promise<{ statusCode: number; body: string }>;
 
 /** A call that got no wallet answer at all (not a business refusal): the demo game server may try again. */
 export class WalletUnreachableError extends Error {
@@ -26,10 +33,10 @@ export class WalletUnreachableError extends Error {
  * caused it (`X-Request-Id`), so a spin and its `bet` and `win` share one id in the log.
  */
 export class DemoWalletClient {
-  readonly #app: FastifyInstance;
+  readonly #inject: Inject;
 
-  constructor(app: FastifyInstance) {
-    this.#app = app;
+  constructor(inject: Inject) {
+    this.#inject = inject;
   }
 
   async call(
@@ -39,7 +46,7 @@ export class DemoWalletClient {
     requestId?: string,
   ): Promise<DemoWalletAnswer> {
     const raw = JSON.stringify(body);
-    const response = await this.#app.inject({
+    const response = await this.#inject({
       method: 'POST',
       url: `/api/providers/${provider.id}/wallet/${action}`,
       headers: {
@@ -52,6 +59,6 @@ export class DemoWalletClient {
     if (response.statusCode !== 200) {
       throw new WalletUnreachableError(`wallet ${action} answered HTTP ${response.statusCode}: ${response.body.slice(0, 200)}`);
     }
-    return response.json<DemoWalletAnswer>();
+    return JSON.parse(response.body) as DemoWalletAnswer;
   }
 }

@@ -1,9 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { randomAlphanumeric, sha256 } from '../../../platform/crypto.ts';
 import { NotFoundError } from '../../../platform/errors.ts';
+import type { Logger } from '../../../platform/logger.ts';
 import { toUnits } from '../../../platform/money.ts';
 import { gameSessions, providerGames, providers } from '../tables.ts';
 import { multiplier, spin, type SlotSymbol } from './paytable.ts';
@@ -34,7 +34,11 @@ export interface SpinResult {
 }
 
 /** The page's request a wallet call is made for: its log, and its id, which the wallet call carries (one id across the spin and its bet and win). */
-export type Caller = Pick<FastifyRequest, 'id' | 'log'>;
+export interface Caller {
+  /** The request id of the spin, carried to the wallet calls it causes. */
+  id: string;
+  log: Logger;
+}
 
 /** A launch of a `demo`-adapter provider's game, as the demo game server finds it by a token. */
 interface DemoSession {

@@ -1,10 +1,10 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AppContext } from '../../platform/context.ts';
-import { randomAlphanumeric, sha256 } from '../../platform/crypto.ts';
-import { retrying } from '../../platform/db/client.ts';
-import { BodyTooDeepError, NotFoundError, ValidationError, WebhookSignatureError } from '../../platform/errors.ts';
-import { nestsDeeperThan } from '../../platform/input.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { randomAlphanumeric, sha256 } from '../../../platform/crypto.ts';
+import { retrying } from '../../../platform/db/client.ts';
+import { BodyTooDeepError, NotFoundError, ValidationError, WebhookSignatureError } from '../../../platform/errors.ts';
+import { nestsDeeperThan } from '../../../platform/input.ts';
+import type { Logger } from '../../../platform/logger.ts';
 import {
   WALLET_ACTIONS,
   type GameAdapters,
@@ -12,8 +12,7 @@ import {
   type WalletAction,
   type WalletAnswer,
   type WalletCall,
-  type WalletStatus,
-} from './adapters/adapter.ts';
+} from '../adapters/adapter.ts';
 import {
   prepareProviderLookups,
   prepareWalletStatements,
@@ -21,7 +20,7 @@ import {
   type WalletAnswerRow,
   type WalletProvider,
   type WalletStatements,
-} from './wallet-repository.ts';
+} from './repository.ts';
 
 const CODE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const ID = /^[1-9][0-9]{0,15}$/;
@@ -43,13 +42,13 @@ interface KnownProvider {
   until: number;
 }
 
-export interface WalletRequest {
+export interface ProviderCallback {
   /** The path's provider: its id or its code. */
   provider: string;
   action: string;
   rawBody: string;
   headers: IncomingHttpHeaders;
-  log: FastifyBaseLogger;
+  log: Logger;
 }
 
 function isWalletAction(action: string): action is WalletAction {
@@ -58,8 +57,8 @@ function isWalletAction(action: string): action is WalletAction {
 
 function answerOf(row: WalletAnswerRow, session: string | null): WalletAnswer {
   return {
-    status: row.outcome as WalletStatus,
-    balance: row.balance === null ? null : BigInt(row.balance),
+    status: row.outcome,
+    balance: row.balance,
     currency: row.currency,
     transactionId: row.transactionRef,
     session: row.sessionIssued ? session : null,
@@ -67,13 +66,13 @@ function answerOf(row: WalletAnswerRow, session: string | null): WalletAnswer {
 }
 
 /**
- * The seamless wallet's front door (contract section 9): the provider named in the path, its
- * adapter's signature check on the raw body, the call read in our terms, then one wallet
- * function per call (the rules are in SQL, docs/decisions/0003), and the answer worded back.
- * Transport failures are the contract's errors (404, 401, 422); every business outcome is an
- * HTTP 200 in the provider's words.
+ * The game providers' callbacks to the seamless wallet (contract section 9), not the player's
+ * wallet (src/modules/wallet/): the provider named in the path, its adapter's signature check on
+ * the raw body, the call read in our terms, then one wallet function per call (the rules are in
+ * SQL, docs/decisions/0003), and the answer worded back. Transport failures are the contract's
+ * errors (404, 401, 422); every business outcome is an HTTP 200 in the provider's words.
  */
-export class GameWalletService {
+export class ProviderCallbacks {
   readonly #ctx: AppContext;
   readonly #adapters: GameAdapters;
   readonly #statements: WalletStatements;
@@ -87,7 +86,7 @@ export class GameWalletService {
     this.#providers = prepareProviderLookups(ctx.db);
   }
 
-  async handle(request: WalletRequest): Promise<Record<string, unknown>> {
+  async handle(request: ProviderCallback): Promise<Record<string, unknown>> {
     const { action, rawBody, log } = request;
     if (!isWalletAction(action)) throw new NotFoundError();
     let known = await this.#provider(request.provider, false);
@@ -117,7 +116,7 @@ export class GameWalletService {
   }
 
   /** The provider's adapter, once it verified the call's signature with the provider's secret. */
-  #authenticate(known: KnownProvider | undefined, request: WalletRequest): GameProviderAdapter {
+  #authenticate(known: KnownProvider | undefined, request: ProviderCallback): GameProviderAdapter {
     if (known === undefined) throw new NotFoundError();
     const adapter = this.#adapters.get(known.row.adapter);
     if (adapter === undefined) {
@@ -165,7 +164,7 @@ export class GameWalletService {
    * metrics are off, and a failure of it only loses the count: the refund is committed and is
    * answered.
    */
-  async #reportRefund(transactionRef: number, log: FastifyBaseLogger): Promise<void> {
+  async #reportRefund(transactionRef: number, log: Logger): Promise<void> {
     if (!this.#ctx.money.counting) return;
     try {
       const [recorded] = await this.#statements.recordedAmount.execute({ id: transactionRef });
@@ -177,7 +176,7 @@ export class GameWalletService {
   }
 
   /** One wallet function call, retried when the database rolled it back (a deadlock, or a concurrent delivery of the same call). */
-  async #apply(providerId: number, call: WalletCall, payload: string, log: FastifyBaseLogger): Promise<WalletAnswer> {
+  async #apply(providerId: number, call: WalletCall, payload: string, log: Logger): Promise<WalletAnswer> {
     const statements = this.#statements;
     switch (call.action) {
       case 'balance': {

@@ -1,30 +1,43 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db/client.ts';
-import { providers } from './tables.ts';
-import { providerTransactions } from './wallet-tables.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import type { RowOf } from '../../../platform/pagination/list.ts';
+import type { WalletStatus } from '../adapters/adapter.ts';
+import { SESSION_LIFE_S } from '../launch/service.ts';
+import { CATALOGUE_STATUS, providers } from '../tables.ts';
+import { PROVIDER_BET_STATUS, providerTransactions } from './tables.ts';
 
 const p = (name: string) => sql.placeholder(name);
 
-/** The columns every wallet function answers (type provider_wallet_answer); BIGINTs read as text on both drivers. */
-const answer = {
-  outcome: sql<string>`outcome`,
+/**
+ * The row every wallet function answers (the type `provider_wallet_answer`,
+ * migrations/20261125100000_provider_wallet.sql), declared once: the statements select it, the
+ * service reads it, and test/games/wallet-outcomes.test.ts checks it against the type. BIGINTs
+ * arrive as text on both drivers; the balance is cents.
+ */
+export const walletAnswerFields = {
+  outcome: sql<WalletStatus>`outcome`,
   replayed: sql<boolean>`replayed`,
   userId: sql<string | null>`user_id`,
   currency: sql<string | null>`currency`,
-  balance: sql<string | null>`balance`,
+  // Null stays null: drizzle hands the decoder only values.
+  balance: sql<bigint | null>`balance`.mapWith((value: string): bigint | null => BigInt(value)),
   transactionRef: sql<string | null>`transaction_ref`,
   sessionIssued: sql<boolean>`session_issued`,
 };
 
-export interface WalletAnswerRow {
-  outcome: string;
-  replayed: boolean;
-  userId: string | null;
-  currency: string | null;
-  balance: string | null;
-  transactionRef: string | null;
-  sessionIssued: boolean;
-}
+export type WalletAnswerRow = RowOf<typeof walletAnswerFields>;
+
+/**
+ * What the rules written in TypeScript hand every call (the functions never repeat them): the
+ * codes of an enabled provider and game and of a round's states, and the game session's life.
+ */
+const enabled = sql`${CATALOGUE_STATUS.enabled}::smallint`;
+const round = {
+  open: sql`${PROVIDER_BET_STATUS.open}::smallint`,
+  settled: sql`${PROVIDER_BET_STATUS.settled}::smallint`,
+  refunded: sql`${PROVIDER_BET_STATUS.refunded}::smallint`,
+};
+const sessionLife = sql`${SESSION_LIFE_S}::integer`;
 
 /**
  * The wallet functions (db/functions/provider_wallet_*.sql) as named prepared
@@ -33,28 +46,29 @@ export interface WalletAnswerRow {
 export function prepareWalletStatements(db: Db) {
   return {
     balance: db
-      .select(answer)
-      .from(sql`provider_wallet_balance(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('sessionHash')}::text)`)
+      .select(walletAnswerFields)
+      .from(sql`provider_wallet_balance(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('sessionHash')}::text, ${enabled})`)
       .prepare('provider_wallet_balance'),
     bet: db
-      .select(answer)
+      .select(walletAnswerFields)
       .from(
         sql`provider_wallet_bet(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('transactionId')}::text, ${p('roundId')}::text,
-          ${p('game')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('payload')}::text)`,
+          ${p('game')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('payload')}::text, ${enabled}, ${round.open}, ${sessionLife})`,
       )
       .prepare('provider_wallet_bet'),
     win: db
-      .select(answer)
+      .select(walletAnswerFields)
       .from(
         sql`provider_wallet_win(${p('providerId')}::bigint, ${p('transactionId')}::text, ${p('betTransactionId')}::text,
-          ${p('roundId')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('roundClosed')}::boolean, ${p('payload')}::text)`,
+          ${p('roundId')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('roundClosed')}::boolean, ${p('payload')}::text,
+          ${enabled}, ${round.open}, ${round.settled})`,
       )
       .prepare('provider_wallet_win'),
     refund: db
-      .select(answer)
+      .select(walletAnswerFields)
       .from(
         sql`provider_wallet_refund(${p('providerId')}::bigint, ${p('transactionId')}::text, ${p('betTransactionId')}::text,
-          ${p('payload')}::text)`,
+          ${p('payload')}::text, ${enabled}, ${round.refunded})`,
       )
       .prepare('provider_wallet_refund'),
     /** What a recorded call moved (cents): a refund records 0 when its bet needed nothing back. */

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { toUnits } from '../../../platform/money.ts';
 import { verifySignedBody } from '../../../platform/signature.ts';
-import type { GameProviderAdapter, Launch, LaunchRequest, WalletAction, WalletAnswer, WalletCall } from './adapter.ts';
-import { BodyReader } from './fields.ts';
+import type { GameProviderAdapter, Launch, LaunchRequest, WalletAction, WalletAnswer, WalletCall } from '../adapters/adapter.ts';
+import { BodyReader } from '../adapters/fields.ts';
 
 /**
  * The built-in provider: a small slot game whose page this service serves and whose server side

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { QueryCache } from '../../platform/cache/query-cache.ts';
-import type { AppContext } from '../../platform/context.ts';
-import type { Db } from '../../platform/db/client.ts';
-import type { CachedJson } from '../../platform/http/json-text.ts';
+import { QueryCache } from '../../../platform/cache/query-cache.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import type { CachedJson } from '../../../platform/http/json-text.ts';
 import {
   equals,
   filter,
@@ -18,9 +18,9 @@ import {
   type ListQuery,
   type Page,
   type RowOf,
-} from '../../platform/pagination/list.ts';
-import { customerProviderFields, pathKey, providerGameFields } from './catalogue-records.ts';
-import { providerGames, providers } from './tables.ts';
+} from '../../../platform/pagination/list.ts';
+import { customerProviderFields, pathKey, providerGameFields } from './records.ts';
+import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
 
 /** The invalidation topic of every catalogue read: any admin change to providers or their games publishes it. */
 export const CATALOGUE_TOPIC = 'games:catalogue';
@@ -41,7 +41,7 @@ const providerSource = listSource({
   select: customerProviderFields,
   sort: providers.sort,
   timestamp: null,
-  where: eq(providers.status, 1),
+  where: eq(providers.status, CATALOGUE_STATUS.enabled),
 });
 
 const gameSource = listSource({
@@ -52,7 +52,7 @@ const gameSource = listSource({
   search: gameSearch,
   sort: providerGames.sort,
   timestamp: null,
-  where: eq(providerGames.status, 1),
+  where: eq(providerGames.status, CATALOGUE_STATUS.enabled),
 });
 
 export const providersQuery = listQuerySchema({ filters: {}, search: [], timestamp: null });
@@ -124,7 +124,7 @@ export class Catalogue {
       const [row] = await this.#db
         .select({ id: providers.id })
         .from(providers)
-        .where(and('id' in key ? eq(providers.id, key.id) : eq(providers.code, key.code), eq(providers.status, 1)));
+        .where(and('id' in key ? eq(providers.id, key.id) : eq(providers.code, key.code), eq(providers.status, CATALOGUE_STATUS.enabled)));
       return row?.id ?? null;
     });
   }
