@@ -14,7 +14,7 @@ import { logDestination } from './platform/log-output.ts';
 import { connectRedis } from './platform/redis.ts';
 import { startupSummary } from './platform/startup-summary.ts';
 import { runPrimary, workerCount } from './cluster.ts';
-import { serve, settlePort } from './server.ts';
+import { countMigrations, serve, settlePort } from './server.ts';
 
 const USAGE = `Usage: croupier <command> [options]
 
@@ -143,7 +143,7 @@ async function run(command: string | undefined, args: string[]): Promise<number>
       const log = pino({ level: config.logLevel }, logDestination(config.logFormat, undefined, process.stdout.isTTY === true)).child({
         role: 'primary',
       });
-      const migrations = { applied: applied.length, total: listMigrations().length };
+      const migrations = countMigrations(applied);
       return runPrimary(workers, log, {
         // Every worker listens on the port chosen here, which the links they make name.
         env: { PORT: String(config.port) },
