@@ -9,7 +9,7 @@ import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
 import { askServer, type CommandAnswer } from './platform/command-channel.ts';
 import { commandDatabase, openDatabase, type Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
-import { listMigrations, migrate } from './platform/db/migrate.ts';
+import { migrate } from './platform/db/migrate.ts';
 import { logDestination } from './platform/log-output.ts';
 import { connectRedis } from './platform/redis.ts';
 import { startupSummary } from './platform/startup-summary.ts';
