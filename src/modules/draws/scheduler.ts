@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { LeaderLock } from '../../platform/db/leader.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { loggableError } from '../../platform/log-safety.ts';
 import { nextDrawSlot } from './calendar.ts';
 import { drawOutcome, newServerSeed, seedHash } from './fairness.ts';
@@ -41,7 +41,7 @@ export interface TickReport {
 export interface SchedulerOptions {
   clock: Clock;
   lock: LeaderLock;
-  log: FastifyBaseLogger;
+  log: Logger;
   /** Bets per settlement transaction. */
   batch?: number;
 }
@@ -59,7 +59,7 @@ export class DrawScheduler {
   readonly #ctx: AppContext;
   readonly #clock: Clock;
   readonly #lock: LeaderLock;
-  readonly #log: FastifyBaseLogger;
+  readonly #log: Logger;
   readonly #batch: number;
   /** Ticks run one after another, whether the timer or a caller asked. */
   #queue: Promise<unknown> = Promise.resolve();
