@@ -19,6 +19,7 @@ import { LaunchService } from './modules/games/launch.ts';
 import { registerLaunchRoutes } from './modules/games/launch-routes.ts';
 import { GameSessionPruner } from './modules/games/session-retention.ts';
 import { registerGameWalletRoutes } from './modules/games/wallet-routes.ts';
+import { Readiness } from './modules/health/readiness.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { builtInGateways } from './modules/payments/gateways/registry.ts';
@@ -26,9 +27,11 @@ import { registerPaymentRoutes } from './modules/payments/routes.ts';
 import { registerReferralRoutes } from './modules/referral/routes.ts';
 import { ReferralService } from './modules/referral/service.ts';
 import { registerSettingsRoutes } from './modules/settings/routes.ts';
+import { SettingsService } from './modules/settings/service.ts';
 import { registerPayPageRoutes } from './modules/topups/pay-page-routes.ts';
 import { registerTopupRoutes } from './modules/topups/routes.ts';
 import { registerUploadRoutes } from './modules/uploads/routes.ts';
+import { UploadService } from './modules/uploads/service.ts';
 import { TopupService } from './modules/topups/service.ts';
 import { UserIdentity } from './modules/users/identity.ts';
 import { registerWithdrawalRoutes } from './modules/withdrawals/routes.ts';
@@ -229,14 +232,14 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const hasher = new PasswordHasher(options.hashing);
   const accounts = new AccountService(ctx, hasher, config.appName);
 
-  registerHealthRoutes(app, ctx);
+  registerHealthRoutes(app, new Readiness(ctx));
   registerAuthRoutes(app, ctx, accounts, new PasswordResetService(ctx, accounts));
   registerUserRoutes(app, ctx, hasher);
   registerAccessRoutes(app, ctx);
   registerOperationLogRoutes(app, ctx);
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx, new WalletService(ctx));
-  registerSettingsRoutes(app, ctx);
+  registerSettingsRoutes(app, new SettingsService(ctx));
   const gateways = builtInGateways(config);
   app.decorate('paymentGateways', gateways.payments);
   app.decorate('payoutGateways', gateways.payouts);
@@ -253,7 +256,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerGameWalletRoutes(app, ctx, gameAdapters);
   registerCatalogueRoutes(app, ctx, { adapters: gameAdapters, storage });
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
-  registerUploadRoutes(app, ctx, storage);
+  registerUploadRoutes(app, ctx, new UploadService(ctx, storage));
   registerStorageRoutes(app, storage);
   // Draw games (issue 10): player and admin routes, and the scheduler started when the app is ready.
   const clock = options.clock ?? systemClock;

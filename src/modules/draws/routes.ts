@@ -23,7 +23,7 @@ import {
   VerificationRecord,
 } from './present.ts';
 import { betFields, betStatus, drawHistory } from './repository.ts';
-import { DrawScheduler, SCHEDULER_LOCK } from './scheduler.ts';
+import { DrawScheduler } from './scheduler.ts';
 import type { DrawService } from './service.ts';
 import { drawBets } from './tables.ts';
 import { GAME_TYPES } from './types/registry.ts';
@@ -177,7 +177,7 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
  * and stopped, with its lead given up, when the app closes.
  */
 export function registerDrawScheduler(app: App, ctx: AppContext, clock: Clock): DrawScheduler {
-  const scheduler = new DrawScheduler(ctx, { clock, lock: ctx.database.leaderLock(SCHEDULER_LOCK), log: app.log });
+  const scheduler = new DrawScheduler(ctx, { clock, log: app.log });
   app.decorate('drawScheduler', scheduler);
   if (ctx.config.drawScheduler) app.addHook('onReady', async () => scheduler.start());
   app.addHook('onClose', () => scheduler.stop());

@@ -24,7 +24,7 @@ import { gameType } from './types/registry.ts';
 export const SETTLE_BATCH = 10_000;
 const EVERY_MS = 1000;
 /** The name of the lock that makes one instance the scheduler. */
-export const SCHEDULER_LOCK = 'croupier:draw-scheduler';
+const SCHEDULER_LOCK = 'croupier:draw-scheduler';
 
 export interface TickReport {
   /** False when another instance leads: this tick did nothing. */
@@ -40,7 +40,8 @@ export interface TickReport {
 
 export interface SchedulerOptions {
   clock: Clock;
-  lock: LeaderLock;
+  /** Which instance ticks for real; by default the database's leader lock named SCHEDULER_LOCK. */
+  lock?: LeaderLock;
   log: Logger;
   /** Bets per settlement transaction. */
   batch?: number;
@@ -73,7 +74,7 @@ export class DrawScheduler {
   constructor(ctx: AppContext, options: SchedulerOptions) {
     this.#ctx = ctx;
     this.#clock = options.clock;
-    this.#lock = options.lock;
+    this.#lock = options.lock ?? ctx.database.leaderLock(SCHEDULER_LOCK);
     this.#log = options.log;
     this.#batch = options.batch ?? SETTLE_BATCH;
   }
