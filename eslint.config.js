@@ -36,6 +36,38 @@ export default tseslint.config(
     },
   },
   {
+    // Services own sequences and transactions; routes parse, call one service method and present
+    // (docs/architecture.md, "A feature module"). The games module joins once its own move is done.
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/**/*routes.ts', 'src/modules/games/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(fastify|@fastify/)',
+              message: 'Only routes know Fastify: take an OperationEntry, a Logger (src/platform/logger.ts) or plain data instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/modules/**/*routes.ts'],
+    ignores: ['src/modules/games/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='ctx'][property.name='db']",
+          message: 'A route does not query the database: call a service method that does.',
+        },
+      ],
+    },
+  },
+  {
     files: ['bin/**/*.js', 'eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly' }, parserOptions: { projectService: false } },
