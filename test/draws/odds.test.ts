@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { preparePlaceBet, revealDraw, settleDraw } from '../../src/modules/draws/repository.ts';
+import { revealDraw, settleDraw } from '../../src/modules/draws/repository.ts';
 import { checkGameSettings } from '../../src/modules/draws/settings.ts';
 import { maxOdds, winCounts } from '../../src/modules/draws/types/game-type.ts';
 import { GAME_TYPES } from '../../src/modules/draws/types/registry.ts';
 import { rows } from '../../src/platform/db/client.ts';
 import { useApp } from '../helpers/app.ts';
 import { fund } from '../withdrawals/helpers.ts';
-import { betOk, DOCUMENTED, insertGame, ManualClock, openDraw, type Bet } from './helpers.ts';
+import { betOk, DOCUMENTED, insertGame, ManualClock, openDraw, placeDrawBet, type Bet } from './helpers.ts';
 
 describe('odds, house edges and payouts', () => {
   test('each selection wins on the documented number of outcomes and pays the documented odds', () => {
@@ -101,25 +101,11 @@ describe('payouts as the settlement writes them', () => {
       [10_000n, 200, 20_000n],
       [99_999_999n, 18_100, 18_099_999_819n],
     ];
-    const place = preparePlaceBet(t.db);
     const bets: number[] = [];
     for (const [amount, odds] of cases) {
-      const [placed] = await place.execute({
-        userId: player.id,
-        gameId: game.id,
-        gameType: 'double',
-        gameSettings: '{}',
-        drawId: draw.id,
-        selection: 'red',
-        amount,
-        odds,
-        currency: 'BRL',
-        now: clock.now(),
-        requestKey: null,
-        requestDigest: null,
-      });
-      assert.equal(placed!.outcome, 'placed');
-      bets.push(placed!.betId!);
+      const placed = await placeDrawBet(t.db, { userId: player.id, gameId: game.id, drawId: draw.id, now: clock.now(), amount, odds });
+      assert.equal(placed.outcome, 'placed');
+      bets.push(placed.betId!);
     }
     // Drawn red, as the scheduler records a result, then settled by the database.
     assert.ok(await revealDraw(t.db, draw.id, 'c'.repeat(64), { value: 1, slot: 1, color: 'red' }, ['red']));

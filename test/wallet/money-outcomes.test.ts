@@ -5,7 +5,6 @@ import {
   CANCEL_DRAW_OUTCOMES,
   cancelDraw,
   PLACE_DRAW_BET_OUTCOMES,
-  preparePlaceBet,
   revealDraw,
   SETTLE_DRAW_OUTCOMES,
   sealedSeed,
@@ -32,7 +31,7 @@ import { Keyring } from '../../src/platform/crypto.ts';
 import { one } from '../../src/platform/db/client.ts';
 import { listFunctions } from '../../src/platform/db/functions.ts';
 import { useApp } from '../helpers/app.ts';
-import { insertGame, ManualClock, openDraw } from '../draws/helpers.ts';
+import { insertGame, ManualClock, openDraw, placeDrawBet } from '../draws/helpers.ts';
 import { CPF, fund } from '../withdrawals/helpers.ts';
 import { createTopup } from './helpers.ts';
 
@@ -255,33 +254,18 @@ describe('money functions answer exactly their declared outcomes', () => {
     await t.app.drawScheduler.tick(clock.now());
     const draw = await openDraw(player.client, game.code);
 
-    const place = preparePlaceBet(t.db);
-    const bet = async (
-      overrides: {
-        gameId?: number;
-        gameSettings?: string;
-        drawId?: number;
-        requestKey?: string | null;
-        requestDigest?: string | null;
-      } = {},
-    ) => {
-      const [row] = await place.execute({
-        userId: player.id,
-        gameId: game.id,
-        gameType: 'double',
-        gameSettings: '{}',
-        drawId: draw.id,
-        selection: 'red',
-        amount: 100n,
-        odds: 200,
-        currency: 'BRL',
-        now: clock.now(),
-        requestKey: 'outcome:bet',
-        requestDigest: 'first',
-        ...overrides,
-      });
-      return row!.outcome;
-    };
+    const bet = async (overrides: Partial<Parameters<typeof placeDrawBet>[1]> = {}) =>
+      (
+        await placeDrawBet(t.db, {
+          userId: player.id,
+          gameId: game.id,
+          drawId: draw.id,
+          now: clock.now(),
+          requestKey: 'outcome:bet',
+          requestDigest: 'first',
+          ...overrides,
+        })
+      ).outcome;
     await answersEach<(typeof PLACE_DRAW_BET_OUTCOMES)[number]>('place_draw_bet', {
       unknown: () => bet({ gameId: 0 }),
       maintenance: () => bet({ gameId: resting.id }),
