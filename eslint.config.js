@@ -1,6 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const ONLY_ROUTES_KNOW_FASTIFY = {
+  regex: '^(fastify|@fastify/)',
+  message: 'Only routes know Fastify: take an OperationEntry, a Logger (src/platform/logger.ts) or plain data instead.',
+};
+const DRAWS_READ_GAME_TABLES_ONLY = { regex: '(^|/)games/(?!tables\\.ts$)', message: 'src/modules/draws may read the games tables only.' };
+const GAMES_NEVER_IMPORT_DRAWS = { regex: '(^|/)draws/', message: 'src/modules/games must not import src/modules/draws.' };
+
 export default tseslint.config(
   { ignores: ['.tmp/**', 'node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
@@ -35,37 +42,44 @@ export default tseslint.config(
       ],
     },
   },
+  // Layering inside src/modules (docs/architecture.md, "A feature module"). ESLint keeps one
+  // options list per rule for a file (a later block replaces an earlier one), so each block
+  // below says everything that applies to the files it names.
+  {
+    // Services own sequences and transactions; only routes know Fastify.
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/**/*routes.ts', 'src/modules/draws/**', 'src/modules/games/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ONLY_ROUTES_KNOW_FASTIFY] }] },
+  },
   {
     // Games and draws are separate features: in-house game admin lives with the draws it
     // configures (src/modules/draws/admin-games.ts), and draws read only the games' tables.
     files: ['src/modules/draws/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '(^|/)games/(?!tables\\.ts$)', message: 'src/modules/draws may read the games tables only.' }] },
-      ],
-    },
+    ignores: ['src/modules/**/*routes.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ONLY_ROUTES_KNOW_FASTIFY, DRAWS_READ_GAME_TABLES_ONLY] }] },
   },
   {
-    // Game services take plain data and a Logger (src/platform/logger.ts): Fastify stays in routes.
+    files: ['src/modules/draws/**/*routes.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [DRAWS_READ_GAME_TABLES_ONLY] }] },
+  },
+  {
     files: ['src/modules/games/**/*.ts'],
-    ignores: ['src/modules/games/**/routes.ts'],
+    ignores: ['src/modules/**/*routes.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ONLY_ROUTES_KNOW_FASTIFY, GAMES_NEVER_IMPORT_DRAWS] }] },
+  },
+  {
+    files: ['src/modules/games/**/*routes.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [GAMES_NEVER_IMPORT_DRAWS] }] },
+  },
+  {
+    files: ['src/modules/**/*routes.ts'],
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-syntax': [
         'error',
         {
-          patterns: [{ regex: '(^|/)draws/', message: 'src/modules/games must not import src/modules/draws.' }],
-          paths: [{ name: 'fastify', message: 'A game service takes plain data and a Logger; Fastify belongs to routes.' }],
+          selector: "MemberExpression[object.name='ctx'][property.name='db']",
+          message: 'A route does not query the database: call a service method that does.',
         },
-      ],
-    },
-  },
-  {
-    files: ['src/modules/games/**/routes.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '(^|/)draws/', message: 'src/modules/games must not import src/modules/draws.' }] },
       ],
     },
   },

@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { BET_STATUS, DRAW_STATUS } from '../src/modules/draws/tables.ts';
 import { openDatabase } from '../src/platform/db/client.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import { benchDatabase } from './lib/database.ts';
@@ -54,7 +55,7 @@ try {
   let made = 0;
   /**
    * A draw with `bets` bets placed through place_draw_bet (round-robin over the players), then
-   * drawn as the scheduler would draw it: status 2, seed revealed, the result that makes
+   * drawn as the scheduler would draw it: status drawn, seed revealed, the result that makes
    * `winning` win. The bets are on `winning` when `allWin`, else on red, black, white in turn.
    */
   async function drawnDraw(allWin: boolean): Promise<string> {
@@ -67,14 +68,14 @@ try {
     );
     await query(
       `select place_draw_bet(((n - 1) % $3) + 1, $1, 'double', '{}', $2, case when $4 then 'red' else (array['red', 'black', 'white'])[n % 3 + 1] end,
-         100 + n % 900, case when $4 or n % 3 <> 0 then 200 else 1400 end, 'BRL', now(), null, null)
+         100 + n % 900, case when $4 or n % 3 <> 0 then 200 else 1400 end, 'BRL', now(), null, null, $6)
        from generate_series(1, $5) n`,
-      [game!.id, draw!.id, users, allWin, bets],
+      [game!.id, draw!.id, users, allWin, bets, DRAW_STATUS.open],
     );
     await query(
-      `update draws set status = 2, seed_encrypted = null, server_seed = $2, seed_hash = encode(sha256(convert_to($2, 'UTF8')), 'hex'),
+      `update draws set status = $3, seed_encrypted = null, server_seed = $2, seed_hash = encode(sha256(convert_to($2, 'UTF8')), 'hex'),
          result = '{"value": 1, "slot": 1, "color": "red"}', winning = '["red"]', drawn_at = now() where id = $1`,
-      [draw!.id, SEED],
+      [draw!.id, SEED, DRAW_STATUS.drawn],
     );
     return draw!.id;
   }
@@ -107,7 +108,14 @@ try {
       [drawId, '20261125-0001', round],
     );
   const settle = (drawId: string) =>
-    query<{ outcome: string; settled: number; won: number }>('select * from settle_draw($1, $2)', [drawId, bets]);
+    query<{ outcome: string; settled: number; won: number }>('select * from settle_draw($1, $2, $3, $4, $5, $6)', [
+      drawId,
+      bets,
+      DRAW_STATUS.drawn,
+      DRAW_STATUS.settled,
+      BET_STATUS.won,
+      BET_STATUS.lost,
+    ]);
 
   // A first round of each, thrown away: caches and plans warm.
   await insertLines(drawsToSettle[0]!, 0);

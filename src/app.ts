@@ -28,15 +28,19 @@ import { registerProviderBetRoutes } from './modules/games/provider-bets/routes.
 import { ProviderBetService } from './modules/games/provider-bets/service.ts';
 import { ProviderCallbacks } from './modules/games/seamless-wallet/provider-callbacks.ts';
 import { registerProviderCallbackRoutes } from './modules/games/seamless-wallet/routes.ts';
+import { Readiness } from './modules/health/readiness.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { builtInGateways } from './modules/payments/gateways/registry.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
 import { registerReferralRoutes } from './modules/referral/routes.ts';
+import { ReferralService } from './modules/referral/service.ts';
 import { registerSettingsRoutes } from './modules/settings/routes.ts';
+import { SettingsService } from './modules/settings/service.ts';
 import { registerPayPageRoutes } from './modules/topups/pay-page-routes.ts';
 import { registerTopupRoutes } from './modules/topups/routes.ts';
 import { registerUploadRoutes } from './modules/uploads/routes.ts';
+import { UploadService } from './modules/uploads/service.ts';
 import { TopupService } from './modules/topups/service.ts';
 import { UserIdentity } from './modules/users/identity.ts';
 import { registerWithdrawalRoutes } from './modules/withdrawals/routes.ts';
@@ -239,7 +243,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   const hasher = new PasswordHasher(options.hashing);
   const accounts = new AccountService(ctx, hasher, config.appName);
 
-  registerHealthRoutes(app, ctx);
+  registerHealthRoutes(app, new Readiness(ctx));
   registerAuthRoutes(app, ctx, accounts, new PasswordResetService(ctx, accounts));
   registerEmailVerificationRoutes(app, ctx, new EmailVerificationService(ctx, app.log));
   registerUserRoutes(app, ctx, hasher);
@@ -247,15 +251,16 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerOperationLogRoutes(app, ctx);
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx, new WalletService(ctx));
-  registerSettingsRoutes(app, ctx);
+  registerSettingsRoutes(app, new SettingsService(ctx));
   const gateways = builtInGateways(config);
   app.decorate('paymentGateways', gateways.payments);
   app.decorate('payoutGateways', gateways.payouts);
   registerPaymentRoutes(app, ctx, gateways.payments);
-  registerTopupRoutes(app, ctx, new TopupService(ctx, gateways.payments));
+  const topups = new TopupService(ctx, gateways.payments);
+  registerTopupRoutes(app, ctx, topups);
   registerWithdrawalRoutes(app, ctx, new WithdrawalService(ctx, gateways.payouts));
-  registerPayPageRoutes(app, ctx);
-  registerReferralRoutes(app, ctx);
+  registerPayPageRoutes(app, ctx, topups);
+  registerReferralRoutes(app, ctx, new ReferralService(ctx));
   const storage = new LocalDiskStorage(config.dataDir);
   const gameAdapters = builtInAdapters();
   for (const adapter of options.gameAdapters ?? []) gameAdapters.register(adapter);
@@ -267,7 +272,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerDemoGameRoutes(app, ctx, new DemoGameServer(ctx, new DemoWalletClient((request) => app.inject(request))));
   registerCatalogueRoutes(app, ctx, { catalogue: new Catalogue(ctx), adapters: gameAdapters, storage });
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
-  registerUploadRoutes(app, ctx, storage);
+  registerUploadRoutes(app, ctx, new UploadService(ctx, storage));
   registerStorageRoutes(app, storage);
   // Draw games (issue 10): player and admin routes (the in-house games' among them), and the
   // scheduler started when the app is ready.

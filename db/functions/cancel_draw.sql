@@ -1,5 +1,6 @@
 -- THE one way a draw is cancelled (an operator, in the logged transaction): only an undrawn draw
--- (0 or 1 → 4; the conditional update is the gate, so of two cancels one wins), its seed revealed
+-- (p_undrawn → p_cancelled, status codes declared once as DRAW_STATUS in
+-- src/modules/draws/tables.ts; the conditional update is the gate, so of two cancels one wins), its seed revealed
 -- (the caller decrypts it; it must match the published hash), and every bet refunded in the same
 -- transaction: a refund row per bet (keyed by the bet's id) and one `bet_refund` line each.
 --
@@ -9,6 +10,8 @@ create or replace function cancel_draw(
   p_actor_id bigint,
   p_reason text,
   p_server_seed text,
+  p_undrawn smallint[],
+  p_cancelled smallint,
   out outcome text,
   out status integer,
   out refunded integer
@@ -18,14 +21,14 @@ declare
   v_draw record;
   v_stakes bigint;
 begin
-  update draws d set status = 4, cancelled_at = now(), cancelled_by = p_actor_id, cancel_reason = p_reason,
+  update draws d set status = p_cancelled, cancelled_at = now(), cancelled_by = p_actor_id, cancel_reason = p_reason,
       server_seed = p_server_seed, seed_encrypted = null, updated_at = now()
-    where d.id = p_draw_id and d.status in (0, 1)
+    where d.id = p_draw_id and d.status = any (p_undrawn)
       and d.seed_hash = encode(sha256(convert_to(p_server_seed, 'UTF8')), 'hex')
     returning d.period, (select g.code from games g where g.id = d.game_id) as game_code into v_draw;
   if not found then
     select d.status into status from draws d where d.id = p_draw_id;
-    outcome := case when not found then 'unknown' when status in (0, 1) then 'bad_seed' else 'conflict' end;
+    outcome := case when not found then 'unknown' when status = any (p_undrawn) then 'bad_seed' else 'conflict' end;
     return;
   end if;
 
@@ -47,6 +50,6 @@ begin
       'draw-bet:' || w.id || ':refund') applied;
   update draws d set bets_count = refunded, bets_total = v_stakes where d.id = p_draw_id;
   outcome := 'done';
-  status := 4;
+  status := p_cancelled;
 end;
 $$;

@@ -1,7 +1,8 @@
 -- THE one way a draw bet is placed (POST /api/games/:game/bets, one round trip). The caller
 -- checked the selection and the amount against the game's type and settings and brings the odds
 -- they give, with the type and settings it read; a game changed since answers `stale`. The draw must be open at p_now (the
--- app's clock) and is share-locked, so closing, drawing and cancelling wait for bets in flight
+-- app's clock; p_open is the status code of a draw open for bets, DRAW_STATUS.open in
+-- src/modules/draws/tables.ts, where the draw statuses are declared) and is share-locked, so closing, drawing and cancelling wait for bets in flight
 -- and no bet lands in a draw already drawn. The stake leaves the balance with one `bet` line
 -- (key `draw-bet:<id>`) in the same transaction; a shortfall raises WL001 from ledger_apply.
 --
@@ -22,6 +23,7 @@ create or replace function place_draw_bet(
   p_now timestamptz,
   p_request_key text,
   p_request_digest text,
+  p_open smallint,
   out outcome text,
   out bet_id bigint,
   out draw_id bigint,
@@ -57,7 +59,7 @@ begin
   end if;
 
   select d.id, d.period into v_draw from draws d
-    where d.game_id = p_game_id and d.status = 0 and d.opens_at <= p_now and d.closes_at > p_now
+    where d.game_id = p_game_id and d.status = p_open and d.opens_at <= p_now and d.closes_at > p_now
       and (p_draw_id is null or d.id = p_draw_id)
       -- A game whose type changed keeps its open draw of the old type: no bet of the new one goes in.
       and d.type = p_game_type

@@ -3,13 +3,21 @@
 -- settlement rows (the exactly-once gate: one per bet, keyed by the bet's id), and the winners'
 -- balances and `win` lines (key `draw-bet:<id>:win`) are written set-based in the same statement
 -- (docs/decisions/0004). The call that finds no bet left after its batch marks the draw settled
--- (2 → 3). A crash inside a call leaves nothing of it; a crash between calls leaves settled bets
+-- (p_drawn → p_settled). The caller passes the status codes, declared once in
+-- src/modules/draws/tables.ts: the draw's drawn and settled (DRAW_STATUS), a settlement's won
+-- and lost (BET_STATUS).
+-- A winning bet pays odds × amount, half-up to the cent, in integers (odds in hundredths):
+-- (amount × odds + 50) / 100. This is the one place the payout is computed. A crash inside a call leaves nothing of it; a crash between calls leaves settled bets
 -- settled, and the next call takes the rest (bets are taken in id order after `settled_through`).
 --
 -- outcome 'settled' (nothing left), 'partial' (call again), 'settled_before', 'not_drawn', 'unknown'.
 create or replace function settle_draw(
   p_draw_id bigint,
   p_limit integer,
+  p_drawn smallint,
+  p_settled smallint,
+  p_won smallint,
+  p_lost smallint,
   out outcome text,
   out settled integer,
   out won integer,
@@ -29,8 +37,8 @@ begin
     outcome := 'unknown';
     return;
   end if;
-  if v_draw.status <> 2 then
-    outcome := case when v_draw.status = 3 then 'settled_before' else 'not_drawn' end;
+  if v_draw.status <> p_drawn then
+    outcome := case when v_draw.status = p_settled then 'settled_before' else 'not_drawn' end;
     return;
   end if;
   -- One bet past the batch says whether any is left.
@@ -51,7 +59,7 @@ begin
   ), written as (
     insert into draw_settlements (id, draw_id, game_id, user_id, currency, amount, payout, status)
       select p.id, p_draw_id, p.game_id, p.user_id, p.currency, p.amount,
-          case when p.won then (p.amount * p.odds + 50) / 100 else 0 end, case when p.won then 1 else 2 end
+          case when p.won then (p.amount * p.odds + 50) / 100 else 0 end, case when p.won then p_won else p_lost end
         from picked p
       on conflict (id) do nothing
       returning id, user_id, currency, amount, payout
@@ -86,7 +94,7 @@ begin
 
   update draws d set bets_count = d.bets_count + settled, bets_total = d.bets_total + v_stakes,
       payout_total = d.payout_total + paid, settled_through = coalesce(v_last, d.settled_through), updated_at = now(),
-      status = case when v_more then d.status else 3 end,
+      status = case when v_more then d.status else p_settled end,
       settled_at = case when v_more then d.settled_at else now() end
     where d.id = p_draw_id;
   outcome := case when v_more then 'partial' else 'settled' end;

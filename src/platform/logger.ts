@@ -1,8 +1,8 @@
 import type { BaseLogger } from 'pino';
 
 /**
- * What a service may log with: the levels of pino's logger, which a route passes in as its
- * request's logger (`request.log`, so the lines carry the request id) and a job as the app's. A
- * service names this instead of Fastify's logger type, so it never depends on the HTTP layer.
+ * What a service logs through: a request's `request.log` or the app's logger both fit, so a
+ * service names no Fastify type and a caller outside HTTP (the scheduler, a command, a test)
+ * hands it any pino logger.
  */
-export type Logger = Pick<BaseLogger, 'error' | 'warn' | 'info' | 'debug'>;
+export type Logger = Pick<BaseLogger, 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'>;

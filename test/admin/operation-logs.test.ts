@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'drizzle-orm';
-import { adminTransaction } from '../../src/platform/admin/operation-log.ts';
+import { loggedTransaction, operationEntry } from '../../src/platform/admin/operation-log.ts';
 import { redactPayload } from '../../src/platform/admin/redact.ts';
 import type { AuthUser } from '../../src/platform/auth/identity.ts';
-import type { AppContext } from '../../src/platform/context.ts';
 import { one } from '../../src/platform/db/client.ts';
 import { useApp } from '../helpers/app.ts';
 import { countLogs, data, lastLog, page, type OperationLog } from './support.ts';
@@ -75,7 +74,7 @@ describe('operation log', () => {
     } as unknown as FastifyRequest;
     const before = await countLogs(ctx());
     await assert.rejects(
-      adminTransaction({ db: ctx().db } as AppContext, request, async (tx) => {
+      loggedTransaction(ctx().db, operationEntry(request), async (tx) => {
         await tx.execute(sql`insert into banks (name, code, currenry) values ('Ghost', 'ghost', 'BRL')`);
         throw new Error('the change fails late');
       }),

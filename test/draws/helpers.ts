@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
+import { preparePlaceBet, type PlaceBetStatement, type PlaceOutcomeRow } from '../../src/modules/draws/repository.ts';
 import { games } from '../../src/modules/games/tables.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import { rows, type Db } from '../../src/platform/db/client.ts';
@@ -148,3 +149,27 @@ export const DOCUMENTED: Record<string, [string, number, number][]> = {
     ['white', 1, 14],
   ],
 };
+
+type PlaceBetParams = NonNullable<Parameters<PlaceBetStatement['execute']>[0]>;
+
+/**
+ * A bet straight through `place_draw_bet`, without the service's checks of the game's settings
+ * (any odds): 1.00 on red of a `double` game with the settings `{}`, in BRL, unless told otherwise.
+ */
+export async function placeDrawBet(
+  db: Db,
+  bet: Pick<PlaceBetParams, 'userId' | 'gameId' | 'drawId' | 'now'> & Partial<PlaceBetParams>,
+): Promise<PlaceOutcomeRow> {
+  const [row] = await preparePlaceBet(db).execute({
+    gameType: 'double',
+    gameSettings: '{}',
+    selection: 'red',
+    amount: 100n,
+    odds: 200,
+    currency: 'BRL',
+    requestKey: null,
+    requestDigest: null,
+    ...bet,
+  });
+  return row!;
+}

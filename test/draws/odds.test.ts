@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { revealDraw, settleDraw } from '../../src/modules/draws/repository.ts';
 import { checkGameSettings } from '../../src/modules/draws/settings.ts';
-import { maxOdds, payoutOf, winCounts } from '../../src/modules/draws/types/game-type.ts';
+import { maxOdds, winCounts } from '../../src/modules/draws/types/game-type.ts';
 import { GAME_TYPES } from '../../src/modules/draws/types/registry.ts';
+import { rows } from '../../src/platform/db/client.ts';
 import { useApp } from '../helpers/app.ts';
 import { fund } from '../withdrawals/helpers.ts';
-import { betOk, DOCUMENTED, insertGame, ManualClock, type Bet } from './helpers.ts';
+import { betOk, DOCUMENTED, insertGame, ManualClock, openDraw, placeDrawBet, type Bet } from './helpers.ts';
 
 describe('odds, house edges and payouts', () => {
   test('each selection wins on the documented number of outcomes and pays the documented odds', () => {
@@ -21,15 +24,6 @@ describe('odds, house edges and payouts', () => {
       for (const selection of type.selections)
         assert.ok(selection.odds * counts.get(selection.code)! < type.outcomes * 100, selection.code);
     }
-  });
-
-  test('a payout is odds × amount rounded half-up to the cent, in integers', () => {
-    assert.equal(payoutOf(1n, 195), 2n); // 1.95 cents
-    assert.equal(payoutOf(3n, 195), 6n); // 5.85
-    assert.equal(payoutOf(30n, 195), 59n); // 58.5: half-up, not to even
-    assert.equal(payoutOf(70n, 195), 137n); // 136.5
-    assert.equal(payoutOf(10_000n, 200), 20_000n);
-    assert.equal(payoutOf(99_999_999n, 18_100), 18_099_999_819n);
   });
 
   test('settings are checked for their type and completed with defaults', () => {
@@ -89,6 +83,44 @@ describe('odds, house edges and payouts', () => {
 describe('payouts as the settlement writes them', () => {
   const clock = new ManualClock('2026-11-25T09:00:00.000Z');
   const ctx = useApp({}, { clock });
+
+  test('settle_draw pays odds × amount rounded half-up to the cent, in integers, as settlements and win lines', async () => {
+    const t = ctx();
+    const game = await insertGame(t.db, { type: 'double' });
+    const player = await t.player();
+    await fund(t, player.id, 200_000_000n);
+    await t.app.drawScheduler.tick(clock.now());
+    const draw = await openDraw(player.client, game.code);
+    // [amount, odds in hundredths, what it pays], all in cents; odds outside a game's limits too,
+    // since the rounding is the settlement's whatever odds a bet was placed at.
+    const cases: [bigint, number, bigint][] = [
+      [1n, 195, 2n], // 1.95 cents
+      [3n, 195, 6n], // 5.85
+      [30n, 195, 59n], // 58.5: half-up, not to even
+      [70n, 195, 137n], // 136.5
+      [10_000n, 200, 20_000n],
+      [99_999_999n, 18_100, 18_099_999_819n],
+    ];
+    const bets: number[] = [];
+    for (const [amount, odds] of cases) {
+      const placed = await placeDrawBet(t.db, { userId: player.id, gameId: game.id, drawId: draw.id, now: clock.now(), amount, odds });
+      assert.equal(placed.outcome, 'placed');
+      bets.push(placed.betId!);
+    }
+    // Drawn red, as the scheduler records a result, then settled by the database.
+    assert.ok(await revealDraw(t.db, draw.id, 'c'.repeat(64), { value: 1, slot: 1, color: 'red' }, ['red']));
+    assert.equal((await settleDraw(t.db, draw.id, 100)).outcome, 'settled');
+
+    const paid = await rows<{ id: string; payout: string; line: string }>(
+      t.db,
+      sql`select s.id, s.payout, e.amount as line from draw_settlements s
+        join ledger_entries e on e.idempotency_key = 'draw-bet:' || s.id || ':win' where s.draw_id = ${draw.id} order by s.id`,
+    );
+    assert.deepEqual(
+      paid.map((row) => [Number(row.id), BigInt(row.payout), BigInt(row.line)]),
+      cases.map(([, , payout], index) => [bets[index], payout, payout]),
+    );
+  });
 
   test('odds overrides apply, and each winning payout is rounded half-up to the cent by the database', async () => {
     const t = ctx();

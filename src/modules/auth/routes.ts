@@ -144,7 +144,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
     { config: { auth: true }, schema: { tags, response: { 204: NoContent, ...errorResponses } } },
     async (request, reply) => {
       const user = currentUser(request);
-      await sessions.remember.cycle(ctx.db, user.id);
+      await accounts.forgetRememberedDevices(user.id);
       sessions.clearRememberCookie(reply);
       await sessions.regenerate(request, reply, {});
       request.user = null;

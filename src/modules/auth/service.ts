@@ -201,6 +201,11 @@ export class AccountService {
     }
   }
 
+  /** Logging out: every remember-me cookie of the user stops working (Fortify cycles the remember token). */
+  async forgetRememberedDevices(userId: number): Promise<void> {
+    await this.#ctx.sessions.remember.cycle(this.#db, userId);
+  }
+
   async checkPassword(userId: number, password: unknown): Promise<boolean> {
     if (typeof password !== 'string') return false;
     const user = await findUserById(this.#db, userId);

@@ -1,12 +1,11 @@
 import { sql, type Placeholder } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { Type } from 'typebox';
-import { adminTransaction } from '../../platform/admin/operation-log.ts';
+import { operationEntry } from '../../platform/admin/operation-log.ts';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idExists } from '../../platform/db/exists.ts';
 import type { App } from '../../platform/http/app.ts';
-import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, filter, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
 import {
@@ -88,13 +87,9 @@ export function registerAdminDrawRoutes(app: App, ctx: AppContext, service: Draw
         response: { 200: Type.Object({ data: AdminDrawRecord }), ...errorResponses },
       },
     },
-    async (request) => {
-      const admin = currentUser(request).id;
-      const row = await adminTransaction(ctx, request, (tx) => service.cancel(tx, request.params.draw, admin, request.body.reason));
-      // Committed: one `bet_refund` line per bet, which the cancelled draw's totals count.
-      ctx.money.ledgerLines('bet_refund', row.bets_count, row.bets_total);
-      return { data: presentAdminDraw(row) };
-    },
+    async (request) => ({
+      data: presentAdminDraw(await service.cancel(operationEntry(request), request.params.draw, request.body.reason)),
+    }),
   );
 
   registerResource(

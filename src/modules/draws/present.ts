@@ -4,14 +4,19 @@ import { toUnits } from '../../platform/money.ts';
 import type { Game } from '../games/tables.ts';
 import type { AdminDrawRow, BetRow, DrawRow, RefundRow, SettlementRow } from './repository.ts';
 import type { DrawSettings, EffectiveSelection } from './settings.ts';
+import { BET_STATUS, BET_STATUSES, DRAW_STATUSES } from './tables.ts';
 import { oddsUnits } from './types/game-type.ts';
 
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const DrawStatusFilter = Type.Integer({ minimum: 0, maximum: 4, 'x-message': 'The selected :attribute is invalid.' });
-export const BetStatusFilter = Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' });
-export const SettlementStatusFilter = Type.Integer({ minimum: 1, maximum: 2, 'x-message': 'The selected :attribute is invalid.' });
+export const DrawStatusFilter = DRAW_STATUSES.filter;
+export const BetStatusFilter = BET_STATUSES.filter;
+export const SettlementStatusFilter = Type.Integer({
+  minimum: BET_STATUS.won,
+  maximum: BET_STATUS.lost,
+  'x-message': 'The selected :attribute is invalid.',
+});
 
 /** Every type's result fields (types/*.ts); `value` is the outcome number it was read from. */
 export const ResultRecord = Type.Object(
@@ -30,7 +35,7 @@ const drawFields = {
   game_id: Type.Integer(),
   type: Type.String({ description: 'The game type it was drawn as.' }),
   period: Type.String({ description: '`YYYYMMDD-NNNN`: the UTC day of the draw and its number that day.' }),
-  status: Type.Integer({ description: '0 open for bets, 1 betting closed, 2 drawn (settling), 3 settled, 4 cancelled (bets refunded).' }),
+  status: Type.Integer({ description: DRAW_STATUSES.description }),
   seed_hash: Type.String({ description: 'SHA-256 (hex) of the server seed, published when the draw opens.' }),
   server_seed: Nullable(Type.String({ description: 'The server seed (64 hex characters), revealed when drawn or cancelled.' })),
   result: Nullable(ResultRecord),
@@ -113,7 +118,7 @@ export const BetRecord = Type.Object({
   amount: Type.Number(),
   odds: Type.Number({ description: 'Decimal odds, stake included, fixed when the bet was placed.' }),
   currency: Type.String(),
-  status: Type.Integer({ description: '0 open, 1 won, 2 lost, 3 refunded (draw cancelled).' }),
+  status: Type.Integer({ description: BET_STATUSES.description }),
   payout: Nullable(Type.Number({ description: 'What a settled bet paid: odds × amount, half-up to the cent, or 0; null until settled.' })),
   settled_at: Nullable(Type.String({ format: 'date-time', description: 'When it was settled or refunded.' })),
   ...timestamps,
@@ -148,7 +153,7 @@ export const SettlementRecord = Type.Object({
   currency: Type.String(),
   amount: Type.Number({ description: 'The stake.' }),
   payout: Type.Number({ description: 'Credited with a `win` line; 0 for a lost bet.' }),
-  status: Type.Integer({ description: '1 won, 2 lost.' }),
+  status: Type.Integer({ description: `${BET_STATUS.won} won, ${BET_STATUS.lost} lost.` }),
   ...timestamps,
 });
 

@@ -1,7 +1,9 @@
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { correlated } from '../../platform/db/columns.ts';
-import { rows, type Db } from '../../platform/db/client.ts';
-import type { RowOf } from '../../platform/pagination/list.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { outcomeColumn, resultColumn, smallints } from '../../platform/db/function-calls.ts';
+import { equals, IdFilter, listSource, type RowOf } from '../../platform/pagination/list.ts';
+import { Type } from 'typebox';
 import { games, type Game } from '../games/tables.ts';
 import { BET_STATUS, DRAW_STATUS, drawBets, drawRefunds, draws, drawSettlements } from './tables.ts';
 import type { DrawResult } from './types/game-type.ts';
@@ -37,15 +39,32 @@ const liveBets = (what: 'count' | 'total') =>
     sql`(select ${sql.raw(what === 'count' ? 'count(*)' : 'coalesce(sum(b.amount), 0)')} from draw_bets b where b.draw_id = ${draws.id})`,
   );
 
+/** Settled and cancelled: the draw's totals are written (settle_draw, cancel_draw). */
+const totalled = sql.raw(`${DRAW_STATUS.settled}, ${DRAW_STATUS.cancelled}`);
+
 export const adminDrawFields = {
   ...drawFields,
   cancelled_by: draws.cancelledBy,
-  bets_count: sql<number>`case when ${draws.status} in (3, 4) then ${draws.betsCount} else ${liveBets('count')} end`.mapWith(Number),
-  bets_total: sql<bigint>`case when ${draws.status} in (3, 4) then ${draws.betsTotal} else ${liveBets('total')} end`.mapWith(BigInt),
+  bets_count: sql<number>`case when ${draws.status} in (${totalled}) then ${draws.betsCount} else ${liveBets('count')} end`.mapWith(Number),
+  bets_total: sql<bigint>`case when ${draws.status} in (${totalled}) then ${draws.betsTotal} else ${liveBets('total')} end`.mapWith(BigInt),
   payout_total: draws.payoutTotal,
 };
 
 export type DrawRow = RowOf<typeof drawFields>;
+
+/** What players see of a game's past: drawn, settled and cancelled draws, with their seeds revealed. */
+export const drawHistory = listSource({
+  table: draws,
+  select: drawFields,
+  filters: {
+    game_id: equals(draws.gameId, IdFilter),
+    status: equals(
+      draws.status,
+      Type.Integer({ minimum: DRAW_STATUS.drawn, maximum: DRAW_STATUS.cancelled, 'x-message': 'The selected :attribute is invalid.' }),
+    ),
+  },
+  where: inArray(draws.status, [DRAW_STATUS.drawn, DRAW_STATUS.settled, DRAW_STATUS.cancelled]),
+});
 export type AdminDrawRow = RowOf<typeof adminDrawFields>;
 
 /** What became of a bet: its settlement (won 1, lost 2), its refund (3), or nothing yet (0). */
@@ -239,35 +258,58 @@ export async function drawnUnsettled(db: Db): Promise<number[]> {
   return found.map((row) => row.id);
 }
 
+/**
+ * What `settle_draw` answers (db/functions/settle_draw.sql): 'settled' (nothing left),
+ * 'partial' (call again), 'settled_before', 'not_drawn', 'unknown'.
+ */
+export const SETTLE_DRAW_OUTCOMES = ['settled', 'partial', 'settled_before', 'not_drawn', 'unknown'] as const;
+
 export interface SettleOutcome {
-  outcome: 'settled' | 'partial' | 'settled_before' | 'not_drawn' | 'unknown';
+  outcome: (typeof SETTLE_DRAW_OUTCOMES)[number];
   settled: number;
   won: number;
   paid: bigint;
 }
 
-/** `settle_draw`: up to `limit` bets of a drawn draw settled in one transaction (the migration says how). */
+/** `settle_draw`: up to `limit` bets of a drawn draw settled in one transaction (its file says how). */
 export async function settleDraw(db: Db, drawId: number, limit: number): Promise<SettleOutcome> {
-  const [row] = await rows<{ outcome: SettleOutcome['outcome']; settled: number | null; won: number | null; paid: string | null }>(
-    db,
-    sql`select outcome, settled, won, paid from settle_draw(${drawId}::bigint, ${limit}::integer)`,
-  );
-  return { outcome: row!.outcome, settled: row!.settled ?? 0, won: row!.won ?? 0, paid: BigInt(row!.paid ?? 0) };
+  const [row] = await db
+    .select({
+      outcome: outcomeColumn('settle_draw', SETTLE_DRAW_OUTCOMES),
+      settled: resultColumn('settled', draws.betsCount),
+      won: resultColumn('won', draws.betsCount),
+      paid: resultColumn('paid', draws.payoutTotal),
+    })
+    .from(
+      sql`settle_draw(${drawId}::bigint, ${limit}::integer, ${DRAW_STATUS.drawn}::smallint, ${DRAW_STATUS.settled}::smallint,
+        ${BET_STATUS.won}::smallint, ${BET_STATUS.lost}::smallint)`,
+    );
+  const { outcome, settled, won, paid } = row!;
+  return { outcome, settled: settled ?? 0, won: won ?? 0, paid: paid ?? 0n };
 }
+
+/** What `cancel_draw` answers: 'done' (refunded: how many bets), 'conflict' (status: the current one), 'unknown', 'bad_seed'. */
+export const CANCEL_DRAW_OUTCOMES = ['done', 'conflict', 'unknown', 'bad_seed'] as const;
 
 export type CancelOutcome =
   { outcome: 'done'; refunded: number } | { outcome: 'conflict'; status: number } | { outcome: 'unknown' | 'bad_seed' };
 
 /** `cancel_draw`: the gate, the reveal and every refund, in the caller's transaction. */
 export async function cancelDraw(db: Db, input: { id: number; actorId: number; reason: string; seed: string }): Promise<CancelOutcome> {
-  const [row] = await rows<{ outcome: string; status: number | null; refunded: number | null }>(
-    db,
-    sql`select outcome, status, refunded from cancel_draw(${input.id}::bigint, ${input.actorId}::bigint, ${input.reason}::text,
-      ${input.seed}::text)`,
-  );
-  if (row!.outcome === 'done') return { outcome: 'done', refunded: row!.refunded ?? 0 };
-  if (row!.outcome === 'conflict') return { outcome: 'conflict', status: Number(row!.status) };
-  return { outcome: row!.outcome === 'bad_seed' ? 'bad_seed' : 'unknown' };
+  const [row] = await db
+    .select({
+      outcome: outcomeColumn('cancel_draw', CANCEL_DRAW_OUTCOMES),
+      status: resultColumn('status', draws.status),
+      refunded: resultColumn('refunded', draws.betsCount),
+    })
+    .from(
+      sql`cancel_draw(${input.id}::bigint, ${input.actorId}::bigint, ${input.reason}::text, ${input.seed}::text, ${smallints(UNDRAWN)},
+        ${DRAW_STATUS.cancelled}::smallint)`,
+    );
+  const { outcome, status, refunded } = row!;
+  if (outcome === 'done') return { outcome, refunded: refunded ?? 0 };
+  if (outcome === 'conflict') return { outcome, status: status! };
+  return { outcome };
 }
 
 /** The sealed seed of an undrawn draw, for a cancel (undefined once revealed or for no such draw). */
@@ -281,15 +323,21 @@ export async function sealedSeed(db: Db, id: number): Promise<{ sealed: string; 
 
 const p = (name: string) => sql.placeholder(name);
 
-/** The columns `place_draw_bet` answers; BIGINTs read as text on both drivers. */
+/**
+ * What `place_draw_bet` answers (db/functions/place_draw_bet.sql): 'placed' and 'replayed'
+ * with the bet; 'key_reused', 'unknown' (no such game, or disabled), 'maintenance', 'stale' (the
+ * game changed since it was read) and 'closed' (no draw open for bets) move nothing.
+ */
+export const PLACE_DRAW_BET_OUTCOMES = ['placed', 'replayed', 'key_reused', 'unknown', 'maintenance', 'stale', 'closed'] as const;
+
 const placeOutcome = {
-  outcome: sql<string>`outcome`,
-  betId: sql<string | null>`bet_id`,
-  drawId: sql<string | null>`draw_id`,
-  period: sql<string | null>`period`,
+  outcome: outcomeColumn('place_draw_bet', PLACE_DRAW_BET_OUTCOMES),
+  betId: resultColumn('bet_id', drawBets.id),
+  drawId: resultColumn('draw_id', drawBets.drawId),
+  period: resultColumn('period', draws.period),
 };
 
-export type PlaceOutcomeRow = { outcome: string; betId: string | null; drawId: string | null; period: string | null };
+export type PlaceOutcomeRow = RowOf<typeof placeOutcome>;
 
 /** `place_draw_bet` as a named prepared statement: one round trip per bet, parsed once per connection. */
 export function preparePlaceBet(db: Db) {
@@ -299,7 +347,7 @@ export function preparePlaceBet(db: Db) {
       sql`place_draw_bet(${p('userId')}::bigint, ${p('gameId')}::bigint, ${p('gameType')}::text, ${p('gameSettings')}::jsonb,
         ${p('drawId')}::bigint,
         ${p('selection')}::text, ${p('amount')}::bigint, ${p('odds')}::integer, ${p('currency')}::text, ${p('now')}::timestamptz,
-        ${p('requestKey')}::text, ${p('requestDigest')}::text)`,
+        ${p('requestKey')}::text, ${p('requestDigest')}::text, ${DRAW_STATUS.open}::smallint)`,
     )
     .prepare('place_draw_bet');
 }

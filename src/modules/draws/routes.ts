@@ -7,7 +7,7 @@ import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
-import { equals, filter, IdFilter, listQuerySchema, listSource, MAX_ID, pageSchema, paginate } from '../../platform/pagination/list.ts';
+import { equals, filter, IdFilter, listQuerySchema, MAX_ID, pageSchema } from '../../platform/pagination/list.ts';
 import { games } from '../games/tables.ts';
 import { registerAdminDrawRoutes } from './admin-routes.ts';
 import {
@@ -22,10 +22,10 @@ import {
   presentGameDetail,
   VerificationRecord,
 } from './present.ts';
-import { betFields, betStatus, drawFields } from './repository.ts';
-import { DrawScheduler, SCHEDULER_LOCK } from './scheduler.ts';
+import { betFields, betStatus, drawHistory } from './repository.ts';
+import { DrawScheduler } from './scheduler.ts';
 import type { DrawService } from './service.ts';
-import { DRAW_STATUS, drawBets, draws } from './tables.ts';
+import { drawBets } from './tables.ts';
 import { GAME_TYPES } from './types/registry.ts';
 
 const tags = ['Draw games'];
@@ -57,17 +57,7 @@ const BetBody = Type.Object({
 
 const gamesScope = and(inArray(games.status, [1, 2]), inArray(games.type, [...GAME_TYPES.keys()]))!;
 
-/** What players see of a game's past: drawn, settled and cancelled draws, with their seeds revealed. */
-const historySource = listSource({
-  table: draws,
-  select: drawFields,
-  filters: {
-    game_id: equals(draws.gameId, IdFilter),
-    status: equals(draws.status, Type.Integer({ minimum: 2, maximum: 4, 'x-message': 'The selected :attribute is invalid.' })),
-  },
-  where: inArray(draws.status, [DRAW_STATUS.drawn, DRAW_STATUS.settled, DRAW_STATUS.cancelled]),
-});
-const historyQuery = listQuerySchema({ ...historySource, filters: { status: historySource.filters.status! } });
+const historyQuery = listQuerySchema({ ...drawHistory, filters: { status: drawHistory.filters.status! } });
 
 /** The draw games' player routes and admin records (docs/draws.md). */
 export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawService): void {
@@ -113,9 +103,8 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
       },
     },
     async (request) => {
-      const { game } = await service.playable(request.params.game);
       const url = { base: ctx.config.appUrl, path: `/api/games/${request.params.game}/draws` };
-      const page = await paginate(ctx.db, historySource, { ...request.query, game_id: game.id }, url);
+      const page = await service.history(request.params.game, request.query, url);
       return { ...page, data: page.data.map(presentDraw) };
     },
   );
@@ -188,7 +177,7 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
  * and stopped, with its lead given up, when the app closes.
  */
 export function registerDrawScheduler(app: App, ctx: AppContext, clock: Clock): DrawScheduler {
-  const scheduler = new DrawScheduler(ctx, { clock, lock: ctx.database.leaderLock(SCHEDULER_LOCK), log: app.log });
+  const scheduler = new DrawScheduler(ctx, { clock, log: app.log });
   app.decorate('drawScheduler', scheduler);
   if (ctx.config.drawScheduler) app.addHook('onReady', async () => scheduler.start());
   app.addHook('onClose', () => scheduler.stop());

@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { LeaderLock } from '../../platform/db/leader.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { loggableError } from '../../platform/log-safety.ts';
 import { nextDrawSlot } from './calendar.ts';
 import { drawOutcome, newServerSeed, seedHash } from './fairness.ts';
@@ -24,7 +24,7 @@ import { gameType } from './types/registry.ts';
 export const SETTLE_BATCH = 10_000;
 const EVERY_MS = 1000;
 /** The name of the lock that makes one instance the scheduler. */
-export const SCHEDULER_LOCK = 'croupier:draw-scheduler';
+const SCHEDULER_LOCK = 'croupier:draw-scheduler';
 
 export interface TickReport {
   /** False when another instance leads: this tick did nothing. */
@@ -40,8 +40,9 @@ export interface TickReport {
 
 export interface SchedulerOptions {
   clock: Clock;
-  lock: LeaderLock;
-  log: FastifyBaseLogger;
+  /** Which instance ticks for real; by default the database's leader lock named SCHEDULER_LOCK. */
+  lock?: LeaderLock;
+  log: Logger;
   /** Bets per settlement transaction. */
   batch?: number;
 }
@@ -59,7 +60,7 @@ export class DrawScheduler {
   readonly #ctx: AppContext;
   readonly #clock: Clock;
   readonly #lock: LeaderLock;
-  readonly #log: FastifyBaseLogger;
+  readonly #log: Logger;
   readonly #batch: number;
   /** Ticks run one after another, whether the timer or a caller asked. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -73,7 +74,7 @@ export class DrawScheduler {
   constructor(ctx: AppContext, options: SchedulerOptions) {
     this.#ctx = ctx;
     this.#clock = options.clock;
-    this.#lock = options.lock;
+    this.#lock = options.lock ?? ctx.database.leaderLock(SCHEDULER_LOCK);
     this.#log = options.log;
     this.#batch = options.batch ?? SETTLE_BATCH;
   }

@@ -1,10 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
+import { loggedTransaction, type OperationEntry } from '../../platform/admin/operation-log.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { sha256 } from '../../platform/crypto.ts';
-import { isRetryable, type Db } from '../../platform/db/client.ts';
+import { isRetryable } from '../../platform/db/client.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { FieldCheck, formatUnits } from '../../platform/money.ts';
+import { paginate, type ListQuery, type Page } from '../../platform/pagination/list.ts';
 import type { Game } from '../games/tables.ts';
 import { playerRefusal } from '../wallet/ledger.ts';
 import { drawOutcome, seedHash } from './fairness.ts';
@@ -12,6 +14,7 @@ import type { GameView } from './present.ts';
 import {
   cancelDraw,
   currentDraws,
+  drawHistory,
   findAdminDraw,
   findBet,
   findDraw,
@@ -20,15 +23,16 @@ import {
   sealedSeed,
   type AdminDrawRow,
   type BetRow,
+  type DrawRow,
   type PlaceBetStatement,
   type PlaceOutcomeRow,
 } from './repository.ts';
 import { checkGameSettings, effectiveSelections, type DrawSettings } from './settings.ts';
+import { DRAW_STATUSES } from './tables.ts';
 import type { DrawResult, GameType } from './types/game-type.ts';
 import { gameType } from './types/registry.ts';
 
 const RETRIES = 5;
-const DRAW_STATUS_NAMES = ['open', 'closed', 'drawn', 'settled', 'cancelled'];
 
 /** An in-house game as it is played: its type and its settings, checked. */
 export interface PlayableGame {
@@ -115,6 +119,12 @@ export class DrawService {
     return playable;
   }
 
+  /** A game's past draws, newest first: a page of `drawHistory`. */
+  async history(param: string, query: ListQuery, url: { base: string; path: string }): Promise<Page<DrawRow>> {
+    const { game } = await this.playable(param);
+    return paginate(this.#ctx.db, drawHistory, { ...query, game_id: game.id }, url);
+  }
+
   async view(param: string): Promise<GameView> {
     const { game, type, settings } = await this.playable(param);
     const { current, last } = await currentDraws(this.#ctx.db, game.id);
@@ -169,7 +179,7 @@ export class DrawService {
         case 'replayed':
           // One statement on its own, committed by now; a replay moved nothing.
           if (row.outcome === 'placed') this.#ctx.money.ledgerLine('bet', -amount);
-          return { bet: (await findBet(this.#ctx.db, Number(row.betId)))!, replayed: row.outcome === 'replayed' };
+          return { bet: (await findBet(this.#ctx.db, row.betId!))!, replayed: row.outcome === 'replayed' };
         case 'key_reused':
           throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different bet.');
         case 'unknown':
@@ -178,8 +188,8 @@ export class DrawService {
           throw maintenance();
         case 'closed':
           throw await this.#closed(game, input.drawId);
-        default:
-        // 'stale': the game changed since it was read; read it again.
+        case 'stale':
+        // The game changed since it was read: read it again.
       }
     }
     throw new Error('The game kept changing during a bet.');
@@ -204,19 +214,25 @@ export class DrawService {
 
   /**
    * An operator cancels an undrawn draw, in their logged transaction: the seed is revealed and
-   * every bet refunded exactly once (cancel_draw). 409 for a draw already drawn or cancelled.
+   * every bet refunded exactly once (cancel_draw); the refund lines are counted in the metrics
+   * once that committed. 409 for a draw already drawn or cancelled.
    */
-  async cancel(tx: Db, id: number, adminId: number, reason: string): Promise<AdminDrawRow> {
-    const sealed = await sealedSeed(tx, id);
-    const outcome =
-      sealed === undefined
-        ? undefined
-        : await cancelDraw(tx, { id, actorId: adminId, reason, seed: this.#ctx.keys.decrypt(sealed.sealed) });
-    if (outcome?.outcome === 'done') return (await findAdminDraw(tx, id))!;
-    if (outcome?.outcome === 'bad_seed') throw new Error(`Draw ${id}: the sealed seed does not match its published hash.`);
-    const draw = await findDraw(tx, id);
-    if (draw === undefined) throw new NotFoundError();
-    throw new ConflictError(`A draw that is ${DRAW_STATUS_NAMES[draw.status] ?? 'unknown'} cannot be cancelled.`, 'invalid_transition');
+  async cancel(entry: OperationEntry, id: number, reason: string): Promise<AdminDrawRow> {
+    const row = await loggedTransaction(this.#ctx.db, entry, async (tx) => {
+      const sealed = await sealedSeed(tx, id);
+      const outcome =
+        sealed === undefined
+          ? undefined
+          : await cancelDraw(tx, { id, actorId: entry.userId, reason, seed: this.#ctx.keys.decrypt(sealed.sealed) });
+      if (outcome?.outcome === 'done') return (await findAdminDraw(tx, id))!;
+      if (outcome?.outcome === 'bad_seed') throw new Error(`Draw ${id}: the sealed seed does not match its published hash.`);
+      const draw = await findDraw(tx, id);
+      if (draw === undefined) throw new NotFoundError();
+      throw new ConflictError(`A draw that is ${DRAW_STATUSES.nameOf(draw.status)} cannot be cancelled.`, 'invalid_transition');
+    });
+    // One `bet_refund` line per bet, which the cancelled draw's totals count.
+    this.#ctx.money.ledgerLines('bet_refund', row.bets_count, row.bets_total);
+    return row;
   }
 
   /** Recomputes a draw from its revealed seed (docs/draws.md, "Checking a draw yourself"). */

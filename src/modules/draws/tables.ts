@@ -1,5 +1,6 @@
 import { integer, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../platform/db/columns.ts';
+import { statusCodes } from '../../platform/status.ts';
 import { games } from '../games/tables.ts';
 import { users } from '../users/tables.ts';
 import type { DrawResult } from './types/game-type.ts';
@@ -64,7 +65,7 @@ export const drawBets = pgTable('draw_bets', {
   createdAt: instant('created_at').notNull().defaultNow(),
 });
 
-/** One per drawn bet, id = the bet's id; status 1 won, 2 lost. */
+/** One per drawn bet, id = the bet's id; status BET_STATUS.won or lost. */
 export const drawSettlements = pgTable('draw_settlements', {
   id: int8('id').primaryKey(),
   drawId: int8('draw_id').notNull(),
@@ -88,9 +89,22 @@ export const drawRefunds = pgTable('draw_refunds', {
   createdAt: instant('created_at').notNull().defaultNow(),
 });
 
-export const DRAW_STATUS = { open: 0, closed: 1, drawn: 2, settled: 3, cancelled: 4 } as const;
-/** A bet's status as every reader shows it, from its settlement or refund. */
-export const BET_STATUS = { open: 0, won: 1, lost: 2, refunded: 3 } as const;
+/** A draw's statuses, declared once: the scheduler closes and draws it, settle_draw settles it, cancel_draw cancels it. */
+export const DRAW_STATUSES = statusCodes({
+  open: 'open for bets',
+  closed: 'betting closed',
+  drawn: 'drawn (settling)',
+  settled: 'settled',
+  cancelled: 'cancelled (bets refunded)',
+});
+export const DRAW_STATUS = DRAW_STATUSES.code;
+
+/**
+ * A bet's status as every reader shows it, from its settlement or refund; a settlement's own
+ * status is the bet's won or lost.
+ */
+export const BET_STATUSES = statusCodes({ open: 'open', won: 'won', lost: 'lost', refunded: 'refunded (draw cancelled)' });
+export const BET_STATUS = BET_STATUSES.code;
 
 export type Draw = typeof draws.$inferSelect;
 export type DrawBet = typeof drawBets.$inferSelect;

@@ -17,9 +17,9 @@ export const OperationLogRecord = Type.Object({
 });
 
 /**
- * Read and delete only: rows are written by adminTransaction. Reads are not logged; a delete is
- * an admin change like any other, so it leaves its own log row behind (a log cannot be emptied
- * without trace).
+ * Read and delete only: rows are written by loggedTransaction (src/platform/admin/operation-log.ts).
+ * Reads are not logged; a delete is an admin change like any other, so it leaves its own log row
+ * behind (a log cannot be emptied without trace).
  */
 export const operationLogsResource = defineResource({
   path: '/api/admin/operation-logs',

@@ -4,7 +4,7 @@ import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { toUnits } from '../../platform/money.ts';
-import { referralSignupHook, referralSummary } from './service.ts';
+import { referralSignupHook, type ReferralService } from './service.ts';
 
 const ReferralRecord = Type.Object({
   link: Type.String({ description: '`{FRONTEND_URL}/register?ref={id}`' }),
@@ -14,7 +14,7 @@ const ReferralRecord = Type.Object({
 });
 
 /** GET /api/referral, and the registration hook that pays the sign-up reward. */
-export function registerReferralRoutes(app: App, ctx: AppContext): void {
+export function registerReferralRoutes(app: App, ctx: AppContext, service: ReferralService): void {
   ctx.registrationHooks.push(referralSignupHook(ctx.config.defaultCurrency, ctx.money));
 
   app.get(
@@ -29,7 +29,7 @@ export function registerReferralRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const user = currentUser(request);
-      const summary = await referralSummary(ctx.db, user.id);
+      const summary = await service.summary(user.id);
       return {
         data: {
           link: `${ctx.config.frontendUrl}/register?ref=${user.id}`,

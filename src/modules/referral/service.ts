@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { one } from '../../platform/db/client.ts';
-import type { RegistrationHook } from '../../platform/context.ts';
+import type { AppContext, RegistrationHook } from '../../platform/context.ts';
 import type { MoneyEvents } from '../../platform/metrics/money.ts';
 import { toCents } from '../../platform/money.ts';
 import { currentReferralSettings } from '../settings/repository.ts';
+import { TOPUP_STATUS } from '../topups/repository.ts';
 import { applyLedgerOperation } from '../wallet/ledger.ts';
 
 /**
@@ -38,21 +39,30 @@ export interface ReferralSummary {
   referredPaidTotal: bigint;
 }
 
-/** Counted from the records: referred users, those with a paid top-up, and what those top-ups sum to. */
-export async function referralSummary(db: Db, userId: number): Promise<ReferralSummary> {
-  // Counts and sums are BIGINT/NUMERIC, which both drivers read as text.
-  const row = await one<{ users: string; paid_users: string; paid_total: string }>(
-    db,
-    sql`select
-      (select count(*) from users where ref = ${userId}) as users,
-      count(distinct t.user_id) as paid_users,
-      coalesce(sum(t.amount), 0) as paid_total
-      from topups t join users u on u.id = t.user_id
-      where u.ref = ${userId} and t.status = 1`,
-  );
-  return {
-    referredUsers: Number(row?.users ?? 0),
-    referredPaidUsers: Number(row?.paid_users ?? 0),
-    referredPaidTotal: toCents(row?.paid_total ?? 0),
-  };
+/** What a player sees of the users they referred. */
+export class ReferralService {
+  readonly #db: Db;
+
+  constructor(ctx: AppContext) {
+    this.#db = ctx.db;
+  }
+
+  /** Counted from the records: referred users, those with a paid top-up, and what those top-ups sum to. */
+  async summary(userId: number): Promise<ReferralSummary> {
+    // Counts and sums are BIGINT/NUMERIC, which both drivers read as text.
+    const row = await one<{ users: string; paid_users: string; paid_total: string }>(
+      this.#db,
+      sql`select
+        (select count(*) from users where ref = ${userId}) as users,
+        count(distinct t.user_id) as paid_users,
+        coalesce(sum(t.amount), 0) as paid_total
+        from topups t join users u on u.id = t.user_id
+        where u.ref = ${userId} and t.status = ${sql.raw(String(TOPUP_STATUS.paid))}`,
+    );
+    return {
+      referredUsers: Number(row?.users ?? 0),
+      referredPaidUsers: Number(row?.paid_users ?? 0),
+      referredPaidTotal: toCents(row?.paid_total ?? 0),
+    };
+  }
 }

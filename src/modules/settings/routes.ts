@@ -1,14 +1,12 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../platform/context.ts';
+import { operationEntry } from '../../platform/admin/operation-log.ts';
 import type { App } from '../../platform/http/app.ts';
-import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import { adminTransaction } from '../../platform/admin/operation-log.ts';
 import { parseSettings, presentSettings, SETTING_NAMES, settingsBody, settingsRecord } from './definitions.ts';
-import { currentSettings, insertSettingsVersion } from './repository.ts';
+import type { SettingsService } from './service.ts';
 
 /** GET/PUT /api/admin/settings/{referral,topup,withdraw} (contract section 10). */
-export function registerSettingsRoutes(app: App, ctx: AppContext): void {
+export function registerSettingsRoutes(app: App, service: SettingsService): void {
   const tags = ['Admin: settings'];
   for (const name of SETTING_NAMES) {
     const path = `/api/admin/settings/${name}`;
@@ -20,7 +18,7 @@ export function registerSettingsRoutes(app: App, ctx: AppContext): void {
         config: { permission: 'settings.view' },
         schema: { tags, summary: `The ${name} settings in force`, response: { 200: Wrapped, ...errorResponses } },
       },
-      async () => ({ data: presentSettings(name, (await currentSettings(ctx.db, name)).value) }),
+      async () => ({ data: presentSettings(name, (await service.current(name)).value) }),
     );
 
     app.put(
@@ -35,8 +33,7 @@ export function registerSettingsRoutes(app: App, ctx: AppContext): void {
         },
       },
       async (request) => {
-        const stored = parseSettings(name, request.body);
-        const saved = await adminTransaction(ctx, request, (tx) => insertSettingsVersion(tx, name, stored, currentUser(request).id));
+        const saved = await service.replace(operationEntry(request), name, parseSettings(name, request.body));
         return { data: presentSettings(name, saved.value) };
       },
     );

@@ -3,11 +3,9 @@ import { defineResource, registerResource } from '../../platform/admin/resource.
 import type { AppContext } from '../../platform/context.ts';
 import { idExists } from '../../platform/db/exists.ts';
 import type { App } from '../../platform/http/app.ts';
-import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter } from '../../platform/pagination/list.ts';
-import { adminTransaction } from '../../platform/admin/operation-log.ts';
-import { reportPaid } from './mark-paid.ts';
+import { operationEntry } from '../../platform/admin/operation-log.ts';
 import { presentTopup, statusFilter, TopupRecord } from './present.ts';
 import { topupFields, type TopupRow } from './repository.ts';
 import { topups } from './tables.ts';
@@ -63,14 +61,9 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
         response: { 200: Wrapped, ...errorResponses },
       },
     },
-    async (request) => {
-      const { topup } = request.params;
-      const { status } = request.body;
-      const admin = currentUser(request).id;
-      const { row, paid } = await adminTransaction(ctx, request, (tx) => service.setStatusByAdmin(tx, topup, status, admin));
-      if (paid !== undefined) reportPaid(ctx.money, paid);
-      return { data: present(row) };
-    },
+    async (request) => ({
+      data: present(await service.setStatusByAdmin(operationEntry(request), request.params.topup, request.body.status)),
+    }),
   );
 
   app.post(
@@ -84,12 +77,6 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
         response: { 200: Wrapped, ...errorResponses },
       },
     },
-    async (request) => {
-      const { topup } = request.params;
-      const admin = currentUser(request).id;
-      const { row, paid } = await adminTransaction(ctx, request, (tx) => service.confirmByAdmin(tx, topup, admin));
-      if (paid !== undefined) reportPaid(ctx.money, paid);
-      return { data: present(row) };
-    },
+    async (request) => ({ data: present(await service.confirmByAdmin(operationEntry(request), request.params.topup)) }),
   );
 }

@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { outcomeColumn, resultColumn } from '../../platform/db/function-calls.ts';
 import { ConflictError } from '../../platform/errors.ts';
 import type { MoneyEvents } from '../../platform/metrics/money.ts';
-import { toCents } from '../../platform/money.ts';
 import type { ReferralSettings, TopupSettings } from '../settings/definitions.ts';
 import { InForce } from '../settings/in-force.ts';
 import { currentReferralSettings, currentTopupSettings } from '../settings/repository.ts';
 import { TOPUP_STATUS } from './repository.ts';
+import { topups } from './tables.ts';
 import { giftAmount, referralTopupReward } from './rewards.ts';
 
 /**
@@ -58,20 +59,29 @@ export class SettingsInForce extends InForce<PaySettings> {
 const p = (name: string) => sql.placeholder(name);
 
 /**
- * `pay_topup` (db/functions/pay_topup.sql) as a named prepared statement: parsed
- * once per connection. Prepare it on the database for the webhook, on the transaction for an
- * admin change; the text is the same, so a connection shares it between both.
+ * What `pay_topup` answers (db/functions/pay_topup.sql): 'paid' (with the gift and referral
+ * lines it wrote, 0 for none), 'not_payable' (status and amount say why), 'stale' (settings
+ * replaced: compute again), 'unknown'.
+ */
+export const PAY_TOPUP_OUTCOMES = ['paid', 'not_payable', 'stale', 'unknown'] as const;
+
+const payTopupResult = {
+  outcome: outcomeColumn('pay_topup', PAY_TOPUP_OUTCOMES),
+  topupId: resultColumn('topup_id', topups.id),
+  status: resultColumn('status', topups.status),
+  amount: resultColumn('amount', topups.amount),
+  gift: resultColumn('gift', topups.amount),
+  referralReward: resultColumn('referral_reward', topups.amount),
+};
+
+/**
+ * `pay_topup` as a named prepared statement: parsed once per connection. Prepare it on the
+ * database for the webhook, on the transaction for an admin change; the text is the same, so a
+ * connection shares it between both.
  */
 export function preparePayTopup(db: Db) {
   return db
-    .select({
-      outcome: sql<string>`outcome`,
-      topupId: sql<unknown>`topup_id`,
-      status: sql<unknown>`status`,
-      amount: sql<unknown>`amount`,
-      gift: sql<unknown>`gift`,
-      referralReward: sql<unknown>`referral_reward`,
-    })
+    .select(payTopupResult)
     .from(
       sql`pay_topup(${p('topupId')}::bigint, ${p('gateway')}::text, ${p('paymentId')}::text, ${p('amount')}::bigint,
         ${p('via')}::text, ${p('actorId')}::bigint, ${p('allowExpired')}::boolean, ${p('topupSettingsId')}::bigint,
@@ -115,21 +125,22 @@ export async function markTopupPaid(
       giftLater: giftAmount(topup.settings, target.amount, false),
       referralReward: referralTopupReward(referral.settings, target.amount),
     });
-    switch (row!.outcome) {
+    const answer = row!;
+    switch (answer.outcome) {
       case 'paid':
         return {
           outcome: 'paid',
-          topupId: Number(row!.topupId),
+          topupId: answer.topupId!,
           via: input.via,
           amount: target.amount,
-          gift: toCents(row!.gift),
-          referralReward: toCents(row!.referralReward),
+          gift: answer.gift!,
+          referralReward: answer.referralReward!,
         };
       case 'not_payable':
-        return { outcome: 'not_payable', topupId: Number(row!.topupId), status: Number(row!.status), amount: toCents(row!.amount) };
+        return { outcome: 'not_payable', topupId: answer.topupId!, status: answer.status!, amount: answer.amount! };
       case 'unknown':
         return { outcome: 'unknown' };
-      default:
+      case 'stale':
         settingsInForce.replaced(seen);
     }
   }

@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
-import { NotFoundError } from '../../platform/errors.ts';
 import { MessageBody } from '../../platform/http/schemas.ts';
 import { renderPayPage } from './pay-page.ts';
-import { findTopupByPublicId } from './repository.ts';
+import type { TopupService } from './service.ts';
 
 /** GET /pay/:public_id: the payment page a top-up's `payment_url` points to (no session, no CSRF). */
-export function registerPayPageRoutes(app: App, ctx: AppContext): void {
+export function registerPayPageRoutes(app: App, ctx: AppContext, service: TopupService): void {
   app.get(
     '/pay/:public_id',
     {
@@ -20,8 +19,7 @@ export function registerPayPageRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const topup = await findTopupByPublicId(ctx.db, request.params.public_id);
-      if (topup === undefined) throw new NotFoundError();
+      const topup = await service.byPublicId(request.params.public_id);
       const html = await renderPayPage(topup, ctx.config.appName);
       return reply
         .type('text/html; charset=utf-8')

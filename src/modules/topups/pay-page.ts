@@ -1,9 +1,15 @@
 import QRCode from 'qrcode';
 import { escapeHtml } from '../../platform/http/html.ts';
 import { formatUnits } from '../../platform/money.ts';
-import type { TopupRow } from './repository.ts';
+import { TOPUP_STATUS, TOPUP_STATUSES, type TopupRow } from './repository.ts';
 
-const STATUS_TEXT = ['Waiting for payment', 'Paid', 'Cancelled', 'Expired'];
+const STATUS_TEXT: Record<ReturnType<typeof TOPUP_STATUSES.nameOf>, string> = {
+  pending: 'Waiting for payment',
+  paid: 'Paid',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+  unknown: 'Unknown',
+};
 
 /**
  * The payment page of a top-up: the QR code as an inline SVG data URL and the copy-and-paste
@@ -12,8 +18,8 @@ const STATUS_TEXT = ['Waiting for payment', 'Paid', 'Cancelled', 'Expired'];
 export async function renderPayPage(topup: TopupRow, appName: string): Promise<string> {
   const status = topup.status;
   const amount = `${escapeHtml(topup.currency)} ${formatUnits(topup.amount)}`;
-  let body = `<p class="status">${escapeHtml(STATUS_TEXT[status] ?? 'Unknown')}</p>`;
-  if (status === 0 && topup.qr_code !== null) {
+  let body = `<p class="status">${escapeHtml(STATUS_TEXT[TOPUP_STATUSES.nameOf(status)])}</p>`;
+  if (status === TOPUP_STATUS.pending && topup.qr_code !== null) {
     const svg = await QRCode.toString(topup.qr_code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     const image = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
     body += `<img class="qr" src="${image}" width="280" height="280" alt="PIX QR code">

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { toUnits } from '../../platform/money.ts';
 import { filter } from '../../platform/pagination/list.ts';
-import { topupStatus, type TopupRow } from './repository.ts';
+import { TOPUP_STATUSES, topupStatus, type TopupRow } from './repository.ts';
 import { timestamps } from '../../platform/http/record.ts';
 
 export const TopupRecord = Type.Object({
@@ -12,7 +12,7 @@ export const TopupRecord = Type.Object({
   amount: Type.Number(),
   gift_amount: Type.Number({ description: 'Computed when paid; 0 before.' }),
   currency: Type.String(),
-  status: Type.Integer({ description: '0 pending, 1 paid, 2 cancelled, 3 expired (pending for more than 24 hours).' }),
+  status: Type.Integer({ description: TOPUP_STATUSES.description }),
   payment_url: Type.Union([Type.String(), Type.Null()], { description: '`{APP_URL}/pay/{public id}`: the payment page.' }),
   qr_code: Type.Union([Type.String(), Type.Null()], { description: 'PIX copy-and-paste text (BR Code).' }),
   gateway: Type.String(),
@@ -22,9 +22,7 @@ export const TopupRecord = Type.Object({
 });
 
 /** The `status` query filter, on the status as readers see it (an old pending top-up is 3). */
-export const statusFilter = filter(Type.Integer({ minimum: 0, maximum: 3, 'x-message': 'The selected :attribute is invalid.' }), (param) =>
-  eq(topupStatus, param),
-);
+export const statusFilter = filter(TOPUP_STATUSES.filter, (param) => eq(topupStatus, param));
 
 export function presentTopup(row: TopupRow, appUrl: string) {
   return {

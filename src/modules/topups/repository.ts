@@ -3,10 +3,18 @@ import { randomAlphanumeric } from '../../platform/crypto.ts';
 import { correlated } from '../../platform/db/columns.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { RowOf } from '../../platform/pagination/list.ts';
+import { statusCodes } from '../../platform/status.ts';
 import { ledgerEntries } from '../wallet/tables.ts';
 import { topups } from './tables.ts';
 
-export const TOPUP_STATUS = { pending: 0, paid: 1, cancelled: 2, expired: 3 } as const;
+/** A top-up's statuses, declared once: stored 0 to 2, and 3 as readers see an old pending one (`topupStatus`). */
+export const TOPUP_STATUSES = statusCodes({
+  pending: 'pending',
+  paid: 'paid',
+  cancelled: 'cancelled',
+  expired: 'expired (pending for more than 24 hours)',
+});
+export const TOPUP_STATUS = TOPUP_STATUSES.code;
 
 /**
  * The status as every reader sees it: a pending row older than 24 hours reads as expired (3).

@@ -4,7 +4,6 @@ import type { App } from '../../platform/http/app.ts';
 import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
 import { rateToPercent, toUnits } from '../../platform/money.ts';
-import { currentTopupSettings } from '../settings/repository.ts';
 import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
 import { presentTopup, statusFilter, TopupRecord } from './present.ts';
 import { topupFields, type TopupRow } from './repository.ts';
@@ -70,8 +69,8 @@ export function registerTopupRoutes(app: App, ctx: AppContext, service: TopupSer
       },
     },
     async () => {
-      const { settings } = await currentTopupSettings(ctx.db);
-      return { data: { options: settings.options.map((option) => ({ value: toUnits(option.value), rate: rateToPercent(option.rate) })) } };
+      const options = await service.options();
+      return { data: { options: options.map((option) => ({ value: toUnits(option.value), rate: rateToPercent(option.rate) })) } };
     },
   );
 

@@ -1,12 +1,15 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
+import { loggedTransaction, type OperationEntry } from '../../platform/admin/operation-log.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { isRetryable, type Db } from '../../platform/db/client.ts';
 import { ConflictError, GatewayUnavailableError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { formatUnits, parseMoney } from '../../platform/money.ts';
 import type { PaymentGateways } from '../payments/gateways/gateway.ts';
 import { isValidPixBrCode } from '../payments/brcode.ts';
 import { findPaymentMethod } from '../payments/methods.ts';
+import type { TopupOption } from '../settings/definitions.ts';
+import { currentTopupSettings } from '../settings/repository.ts';
 import {
   markTopupPaid,
   notPendingConflict,
@@ -22,15 +25,15 @@ import {
   cancelPendingTopup,
   findTopup,
   findTopupByPayment,
+  findTopupByPublicId,
   insertPendingTopup,
   TOPUP_STATUS,
+  TOPUP_STATUSES,
   type TopupRow,
 } from './repository.ts';
 
-const STATUS_NAMES = ['pending', 'paid', 'cancelled', 'expired'];
-
 /** An admin's change of a top-up, with the payment it made if it made one (to report after commit). */
-export interface AdminChange {
+interface AdminChange {
   row: TopupRow;
   paid?: PaidOutcome;
 }
@@ -61,7 +64,7 @@ export class TopupService {
    * Creates a pending top-up and its charge. The gateway is called between two short
    * transactions, never inside one; if it fails the top-up is cancelled, not left pending.
    */
-  async create(userId: number, paymentMethodId: number, rawAmount: unknown, log: FastifyBaseLogger): Promise<TopupRow> {
+  async create(userId: number, paymentMethodId: number, rawAmount: unknown, log: Logger): Promise<TopupRow> {
     const db = this.#ctx.db;
     const method = await findPaymentMethod(db, paymentMethodId);
     const gateway = method === undefined ? undefined : this.#gateways.get(method.gateway);
@@ -101,7 +104,7 @@ export class TopupService {
   }
 
   /** A gateway notification: authenticated, matched to its top-up, applied at most once. */
-  async handleWebhook(gatewayCode: string, rawBody: string, headers: IncomingHttpHeaders, log: FastifyBaseLogger): Promise<WebhookResult> {
+  async handleWebhook(gatewayCode: string, rawBody: string, headers: IncomingHttpHeaders, log: Logger): Promise<WebhookResult> {
     const gateway = this.#gateways.get(gatewayCode);
     if (gateway === undefined) throw new NotFoundError();
     const event = gateway.verifyWebhook(rawBody, headers, new Date());
@@ -161,14 +164,47 @@ export class TopupService {
     }
   }
 
+  /** The amounts with a gift rate of the top-up settings in force (the SPA offers them). */
+  async options(): Promise<TopupOption[]> {
+    return (await currentTopupSettings(this.#ctx.db)).settings.options;
+  }
+
+  /** The top-up a payment page names; 404 for none. */
+  async byPublicId(publicId: string): Promise<TopupRow> {
+    const topup = await findTopupByPublicId(this.#ctx.db, publicId);
+    if (topup === undefined) throw new NotFoundError();
+    return topup;
+  }
+
   /**
-   * Admin confirm or PUT status=1: the one paid path, inside the admin's logged transaction. The
-   * payment comes back with the row: the caller reports it (`reportPaid`) once that transaction committed.
+   * Admin confirm: the one paid path, in the admin's logged transaction; the payment is
+   * reported to the metrics once that committed. 404 unknown, 409 not pending.
    */
-  async confirmByAdmin(tx: Db, topupId: number, adminId: number): Promise<AdminChange> {
+  async confirmByAdmin(entry: OperationEntry, topupId: number): Promise<TopupRow> {
+    return this.#adminChange(entry, async (tx) => this.#confirm(tx, await this.#existing(tx, topupId), entry.userId));
+  }
+
+  /** Admin PUT status: 0→1 (credit, as confirm), 0→2 (cancel); every other transition is a 409. */
+  async setStatusByAdmin(entry: OperationEntry, topupId: number, status: number): Promise<TopupRow> {
+    return this.#adminChange(entry, async (tx) => {
+      const current = await this.#existing(tx, topupId);
+      if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, entry.userId);
+      if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return { row: (await findTopup(tx, topupId))! };
+      const from = TOPUP_STATUSES.nameOf((await findTopup(tx, topupId))!.status);
+      throw new ConflictError(`A top-up cannot go from ${from} to ${TOPUP_STATUSES.nameOf(status)}.`, 'invalid_transition');
+    });
+  }
+
+  async #adminChange(entry: OperationEntry, work: (tx: Db) => Promise<AdminChange>): Promise<TopupRow> {
+    const { row, paid } = await loggedTransaction(this.#ctx.db, entry, work);
+    if (paid !== undefined) reportPaid(this.#ctx.money, paid);
+    return row;
+  }
+
+  async #existing(tx: Db, topupId: number): Promise<TopupRow> {
     const current = await findTopup(tx, topupId);
     if (current === undefined) throw new NotFoundError();
-    return this.#confirm(tx, current, adminId);
+    return current;
   }
 
   async #confirm(tx: Db, current: TopupRow, adminId: number): Promise<AdminChange> {
@@ -182,15 +218,5 @@ export class TopupService {
     if (outcome.outcome === 'unknown') throw new NotFoundError();
     if (outcome.outcome === 'not_payable') throw notPendingConflict(outcome.status);
     return { row: (await findTopup(tx, id))!, paid: outcome };
-  }
-
-  /** Admin PUT status: 0→1 (credit), 0→2 (cancel); every other transition is a 409. */
-  async setStatusByAdmin(tx: Db, topupId: number, status: number, adminId: number): Promise<AdminChange> {
-    const current = await findTopup(tx, topupId);
-    if (current === undefined) throw new NotFoundError();
-    if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, adminId);
-    if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return { row: (await findTopup(tx, topupId))! };
-    const from = STATUS_NAMES[(await findTopup(tx, topupId))!.status] ?? 'unknown';
-    throw new ConflictError(`A top-up cannot go from ${from} to ${STATUS_NAMES[status] ?? 'unknown'}.`, 'invalid_transition');
   }
 }

@@ -5,9 +5,8 @@ import type { AppContext } from '../../platform/context.ts';
 import { DomainError, MalformedUploadError, ValidationError } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
-import { CONTENT_TYPES, newUploadKey, publicUrl, type Storage } from '../../platform/storage/storage.ts';
-import { adminTransaction } from '../../platform/admin/operation-log.ts';
-import { detectImageType } from './image-type.ts';
+import { operationEntry } from '../../platform/admin/operation-log.ts';
+import type { ReceivedFile, UploadService } from './service.ts';
 
 const UploadResult = Type.Object({
   url: Type.String({ description: '{APP_URL}/storage/<path>' }),
@@ -27,15 +26,10 @@ function uploadHardLimit(maxBytes: number): number {
   return 4 * maxBytes + FRAMING_BYTES;
 }
 
-interface Received {
-  data: Buffer;
-  filename: string;
-}
-
-async function receiveFile(request: FastifyRequest, maxBytes: number): Promise<Received> {
+async function receiveFile(request: FastifyRequest, maxBytes: number): Promise<ReceivedFile> {
   const required = ValidationError.field('file', 'The file field is required.');
   if (!request.isMultipart()) throw required;
-  let received: Received | undefined;
+  let received: ReceivedFile | undefined;
   try {
     for await (const part of request.parts()) {
       if (part.type !== 'file') continue;
@@ -61,7 +55,7 @@ async function receiveFile(request: FastifyRequest, maxBytes: number): Promise<R
  * POST /api/admin/upload: one image in the multipart field `file`. Multipart parsing exists only
  * in this route's scope; everywhere else a multipart body is refused as an unsupported type.
  */
-export function registerUploadRoutes(app: App, ctx: AppContext, storage: Storage): void {
+export function registerUploadRoutes(app: App, ctx: AppContext, service: UploadService): void {
   const maxBytes = ctx.config.uploadMaxBytes;
   const hardLimit = uploadHardLimit(maxBytes);
   void app.register(async (scope) => {
@@ -82,21 +76,7 @@ export function registerUploadRoutes(app: App, ctx: AppContext, storage: Storage
           if (Number(request.headers['content-length'] ?? 0) > hardLimit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
         },
       },
-      async (request) => {
-        const file = await receiveFile(request, maxBytes);
-        const ext = detectImageType(file.data);
-        if (ext === undefined) throw ValidationError.field('file', 'The file field must be a file of type: png, jpeg, webp, gif.');
-        const key = newUploadKey(ext);
-        await storage.put(key, file.data);
-        const payload = { file: { name: file.filename, size: file.data.length, type: CONTENT_TYPES[ext] }, path: key };
-        try {
-          await adminTransaction(ctx, request, async () => undefined, payload);
-        } catch (error) {
-          await storage.delete(key);
-          throw error;
-        }
-        return { url: publicUrl(ctx.config.appUrl, key), path: key };
-      },
+      async (request) => service.store(operationEntry(request), await receiveFile(request, maxBytes)),
     );
   });
 }

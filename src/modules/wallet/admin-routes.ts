@@ -1,13 +1,13 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { Type } from 'typebox';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
+import { operationEntry } from '../../platform/admin/operation-log.ts';
 import { mustExist } from '../../platform/admin/rules.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idExists } from '../../platform/db/exists.ts';
 import { ConflictError, ValidationError } from '../../platform/errors.ts';
 import { IdempotencyKeyHeaders, idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import type { App } from '../../platform/http/app.ts';
-import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter } from '../../platform/pagination/list.ts';
 import { users } from '../users/tables.ts';
@@ -106,7 +106,7 @@ export function registerAdminWalletRoutes(app: App, ctx: AppContext, wallet: Wal
         reason: request.body.reason,
         idempotencyKey: idempotencyKeyOf(request.headers),
       };
-      return { data: presentBalance(await wallet.adjust(request, adjustment, currentUser(request).id)) };
+      return { data: presentBalance(await wallet.adjust(operationEntry(request), adjustment)) };
     },
   );
 }

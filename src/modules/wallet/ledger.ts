@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { errorCode, one, type Db } from '../../platform/db/client.ts';
+import { errorCode, type Db } from '../../platform/db/client.ts';
+import { resultColumn } from '../../platform/db/function-calls.ts';
 import { ValidationError } from '../../platform/errors.ts';
 import { formatUnits, toCents } from '../../platform/money.ts';
+import { ledgerEntries } from './tables.ts';
 
 export const LEDGER_TYPES = [
   'topup',
@@ -58,17 +60,19 @@ export class IdempotencyMismatchError extends Error {
   override name = 'IdempotencyMismatchError';
 }
 
-/** BIGINT reads as text on both drivers (src/platform/db/client.ts). */
-interface AppliedRow {
-  entry_id: string;
-  balance_id: string;
-  balance_after: string;
-  replayed: boolean;
-}
+/** `ledger_apply`'s line, new or replayed (`replayed`: the key was seen before, nothing moved). */
+const appliedLine = {
+  entryId: resultColumn('entry_id', ledgerEntries.id),
+  balanceId: resultColumn('balance_id', ledgerEntries.balanceId),
+  balanceAfter: resultColumn('balance_after', ledgerEntries.balanceAfter),
+  replayed: sql<boolean>`replayed`,
+};
 
-/** SQLSTATEs raised by ledger_apply (db/functions/ledger_apply.sql). */
-const INSUFFICIENT_FUNDS = 'WL001';
-const KEY_MISMATCH = 'WL002';
+/**
+ * The SQLSTATEs `ledger_apply` (db/functions/ledger_apply.sql) refuses a movement with: a
+ * shortfall (DETAIL: the available cents) and a key used before for another movement.
+ */
+export const LEDGER_REFUSALS = { insufficientFunds: 'WL001', keyMismatch: 'WL002' } as const;
 
 /** The DETAIL of a database error, looking through drizzle's wrapper (ledger_apply puts the available cents there). */
 function errorDetail(error: unknown): string | undefined {
@@ -86,8 +90,8 @@ function errorDetail(error: unknown): string | undefined {
  */
 export function ledgerRefusal(error: unknown, key = 'the key'): InsufficientFundsError | IdempotencyMismatchError | undefined {
   const code = errorCode(error);
-  if (code === INSUFFICIENT_FUNDS) return new InsufficientFundsError(toCents(errorDetail(error) ?? '0'));
-  if (code === KEY_MISMATCH) return new IdempotencyMismatchError(`Idempotency key ${key} was used for another movement.`);
+  if (code === LEDGER_REFUSALS.insufficientFunds) return new InsufficientFundsError(toCents(errorDetail(error) ?? '0'));
+  if (code === LEDGER_REFUSALS.keyMismatch) return new IdempotencyMismatchError(`Idempotency key ${key} was used for another movement.`);
   return undefined;
 }
 
@@ -114,22 +118,21 @@ export function playerRefusal(error: unknown): ValidationError | IdempotencyMism
  * Money operations written in SQL (pay_topup) call the same function.
  */
 export async function applyLedgerOperation(tx: Db, op: LedgerOperation): Promise<LedgerOutcome> {
-  let row: AppliedRow | undefined;
-  try {
-    row = await one<AppliedRow>(
-      tx,
-      sql`select entry_id, balance_id, balance_after, replayed from ledger_apply(${op.userId}::bigint, ${op.currency}::text,
-        ${op.type}::text, ${op.amount}::bigint, ${op.referenceType ?? null}::text, ${op.referenceId ?? null}::bigint,
-        ${op.description ?? null}::text, ${op.idempotencyKey}::text)`,
-    );
-  } catch (error) {
-    throw ledgerRefusal(error, op.idempotencyKey) ?? error;
-  }
+  const [row] = await tx
+    .select(appliedLine)
+    .from(
+      sql`ledger_apply(${op.userId}::bigint, ${op.currency}::text, ${op.type}::text, ${op.amount}::bigint,
+        ${op.referenceType ?? null}::text, ${op.referenceId ?? null}::bigint, ${op.description ?? null}::text,
+        ${op.idempotencyKey}::text)`,
+    )
+    .catch((error: unknown) => {
+      throw ledgerRefusal(error, op.idempotencyKey) ?? error;
+    });
   return {
-    entryId: Number(row!.entry_id),
-    balanceId: Number(row!.balance_id),
+    entryId: row!.entryId!,
+    balanceId: row!.balanceId!,
     amount: op.amount,
-    balanceAfter: toCents(row!.balance_after),
+    balanceAfter: row!.balanceAfter!,
     replayed: row!.replayed,
   };
 }

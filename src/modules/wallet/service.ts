@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
-import { adminTransaction } from '../../platform/admin/operation-log.ts';
+import { loggedTransaction, type OperationEntry } from '../../platform/admin/operation-log.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { formatUnits, parseMoney } from '../../platform/money.ts';
@@ -29,16 +28,18 @@ export class WalletService {
   }
 
   /**
-   * One `adjustment` ledger line, in the admin's logged transaction. With an Idempotency-Key a
-   * retry answers the first outcome; the same key for another balance or amount is refused.
+   * One `adjustment` ledger line, in the admin's logged transaction (`entry`: who, from where),
+   * counted in the metrics once it committed. With an Idempotency-Key a retry answers the first
+   * outcome; the same key for another balance or amount is refused.
    */
-  async adjust(request: FastifyRequest, adjustment: Adjustment, adminId: number): Promise<Balance> {
+  async adjust(entry: OperationEntry, adjustment: Adjustment): Promise<Balance> {
+    const adminId = entry.userId;
     const amount = parseMoney('amount', adjustment.amount, { signed: true });
     const sent = adjustment.idempotencyKey;
     const key = sent === undefined ? `adjustment:${randomUUID()}` : `adjustment:${adminId}:${sent}`;
     // Whether this attempt wrote the line (a replayed key did not): reported once the transaction committed.
     let wrote = false;
-    const adjusted = await adminTransaction(this.#ctx, request, async (tx) => {
+    const adjusted = await loggedTransaction(this.#ctx.db, entry, async (tx) => {
       wrote = false;
       const balance = await findBalance(tx, adjustment.balanceId);
       if (balance === undefined) throw new NotFoundError();

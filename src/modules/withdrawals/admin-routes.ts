@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
-import { adminTransaction } from '../../platform/admin/operation-log.ts';
+import { operationEntry } from '../../platform/admin/operation-log.ts';
 import { defineResource, registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { idExists } from '../../platform/db/exists.ts';
 import type { App } from '../../platform/http/app.ts';
-import { currentUser } from '../../platform/http/guard.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
 import { AccountType, AdminWithdrawalRecord, presentAdminWithdrawal, StatusFilter } from './present.ts';
@@ -53,12 +52,9 @@ export function registerAdminWithdrawalRoutes(app: App, ctx: AppContext, service
         schema: { tags, summary: `${summary}; 409 from any other status`, params: Params, response: { 200: Wrapped, ...errorResponses } },
       },
       async (request) => {
-        const admin = currentUser(request).id;
+        const entry = operationEntry(request);
         const id = request.params.withdrawal;
-        let row = await adminTransaction(ctx, request, (tx) => service.review(tx, id, action, admin, null));
-        service.reportTransition(row, action);
-        // After the commit, never inside: the payout is a network call.
-        if (action === 'approve') row = await service.sendPayout(row, request.log);
+        const row = action === 'approve' ? await service.approve(entry, id, request.log) : await service.review(entry, id, action, null);
         return { data: presentAdminWithdrawal(row) };
       },
     );
@@ -81,10 +77,7 @@ export function registerAdminWithdrawalRoutes(app: App, ctx: AppContext, service
         },
       },
       async (request) => {
-        const admin = currentUser(request).id;
-        const id = request.params.withdrawal;
-        const row = await adminTransaction(ctx, request, (tx) => service.review(tx, id, action, admin, request.body.reason));
-        service.reportTransition(row, action);
+        const row = await service.review(operationEntry(request), request.params.withdrawal, action, request.body.reason);
         return { data: presentAdminWithdrawal(row) };
       },
     );

@@ -3,13 +3,14 @@ import { timestamps } from '../../platform/http/record.ts';
 import { toUnits } from '../../platform/money.ts';
 import { PIX_KEY_TYPES } from './pix-key.ts';
 import type { WithdrawalRow } from './repository.ts';
+import { WITHDRAWAL_STATUSES } from './tables.ts';
 
 export const AccountType = Type.Enum(PIX_KEY_TYPES, {
   'x-message': 'The selected :attribute is invalid.',
   description: 'The PIX key type of `payee_account`.',
 });
 
-export const StatusFilter = Type.Integer({ minimum: 0, maximum: 4, 'x-message': 'The selected :attribute is invalid.' });
+export const StatusFilter = WITHDRAWAL_STATUSES.filter;
 
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
@@ -24,9 +25,7 @@ const fields = {
   fee: Type.Number({ description: '`fee_rate` % of the amount, half-up to the cent; not a statement line.' }),
   net_amount: Type.Number({ description: 'What the payee receives: amount − fee.' }),
   currency: Type.String(),
-  status: Type.Integer({
-    description: '0 pending review (funds held), 1 approved (being paid), 2 paid, 3 rejected (funds returned), 4 failed (funds returned).',
-  }),
+  status: Type.Integer({ description: WITHDRAWAL_STATUSES.description }),
   reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was rejected or failed.' }),
   reviewed_by: Type.Union([Type.Integer(), Type.Null()]),
   reviewed_at: Instant,

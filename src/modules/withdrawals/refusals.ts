@@ -1,23 +1,10 @@
-import { formatUnits, toCents } from '../../platform/money.ts';
+import { formatUnits } from '../../platform/money.ts';
+import type { RequestOutcomeRow } from './repository.ts';
 
-/** What `request_withdrawal` answers; BIGINTs read as text on both drivers. */
-export interface RequestOutcomeRow {
-  outcome: string;
-  withdrawalId: string | null;
-  minRequired: string | null;
-  betRequired: string | null;
-  betCurrent: string | null;
-  referredRequired: string | null;
-  referredCurrent: string | null;
-  toppedUpRequired: string | null;
-  toppedUpCurrent: string | null;
-  withdrawal: Record<string, unknown> | string | null;
-}
+const money = (value: bigint | null): string => formatUnits(value ?? 0n);
 
-const money = (value: string | null): string => formatUnits(toCents(value ?? '0'));
-
-function users(count: string | null): string {
-  const n = Number(count ?? '0');
+function users(count: number | null): string {
+  const n = count ?? 0;
   return `${n} referred ${n === 1 ? 'user' : 'users'}`;
 }
 

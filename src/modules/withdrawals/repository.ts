@@ -1,7 +1,8 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { outcomeColumn, resultColumn, rowFromJson, smallints } from '../../platform/db/function-calls.ts';
 import type { RowOf } from '../../platform/pagination/list.ts';
-import { withdrawals } from './tables.ts';
+import { WITHDRAWAL_STATUS, withdrawals } from './tables.ts';
 
 /** A withdrawal as every reader selects it. */
 export const withdrawalFields = {
@@ -27,30 +28,6 @@ export const withdrawalFields = {
 
 export type WithdrawalRow = RowOf<typeof withdrawalFields>;
 
-/** A withdrawals row as `to_json` writes it: column names, BIGINTs as numbers, timestamps as text. */
-export type WithdrawalJson = Record<string, unknown>;
-
-const INSTANTS = new Set(['reviewed_at', 'paid_at', 'created_at', 'updated_at']);
-const CENTS = new Set(['amount', 'fee']);
-
-/**
- * The row `request_withdrawal` answers, as the selection reads it. Cents fit a JSON number
- * exactly (they are below 2^53), and become bigints again before any arithmetic.
- */
-export function withdrawalFromJson(json: WithdrawalJson | string): WithdrawalRow {
-  const source = (typeof json === 'string' ? JSON.parse(json) : json) as WithdrawalJson;
-  const row: Record<string, unknown> = {};
-  for (const field of Object.keys(withdrawalFields)) {
-    const value = source[field];
-    if (value === null || value === undefined) row[field] = null;
-    else if (CENTS.has(field)) row[field] = BigInt(value as number | string);
-    else if (INSTANTS.has(field)) row[field] = new Date(value as string);
-    else row[field] = value;
-  }
-  // Built field by field from the selection's own keys.
-  return row as WithdrawalRow;
-}
-
 export async function findWithdrawal(db: Db, id: number): Promise<WithdrawalRow | undefined> {
   const [row] = await db.select(withdrawalFields).from(withdrawals).where(eq(withdrawals.id, id));
   return row;
@@ -72,19 +49,28 @@ export async function attachPayout(db: Db, id: number, payoutId: string): Promis
 
 const p = (name: string) => sql.placeholder(name);
 
-/** The columns `request_withdrawal` answers; BIGINTs read as text on both drivers. */
+/**
+ * What `request_withdrawal` answers (db/functions/request_withdrawal.sql): 'created' and
+ * 'replayed' with the withdrawal; 'key_reused', 'stale' (settings replaced: compute again) and
+ * 'refused' (with the limits unmet) move nothing.
+ */
+export const REQUEST_WITHDRAWAL_OUTCOMES = ['created', 'replayed', 'key_reused', 'stale', 'refused'] as const;
+
+/** `request_withdrawal`'s row: limits in cents, counts of users, and the withdrawal as every reader selects it. */
 const requestOutcome = {
-  outcome: sql<string>`outcome`,
-  withdrawalId: sql<string | null>`withdrawal_id`,
-  minRequired: sql<string | null>`min_required`,
-  betRequired: sql<string | null>`bet_required`,
-  betCurrent: sql<string | null>`bet_current`,
-  referredRequired: sql<string | null>`referred_required`,
-  referredCurrent: sql<string | null>`referred_current`,
-  toppedUpRequired: sql<string | null>`topped_up_required`,
-  toppedUpCurrent: sql<string | null>`topped_up_current`,
-  withdrawal: sql<WithdrawalJson | string | null>`withdrawal`,
+  outcome: outcomeColumn('request_withdrawal', REQUEST_WITHDRAWAL_OUTCOMES),
+  withdrawalId: resultColumn('withdrawal_id', withdrawals.id),
+  minRequired: resultColumn('min_required', withdrawals.amount),
+  betRequired: resultColumn('bet_required', withdrawals.amount),
+  betCurrent: resultColumn('bet_current', withdrawals.amount),
+  referredRequired: resultColumn('referred_required', withdrawals.id),
+  referredCurrent: resultColumn('referred_current', withdrawals.id),
+  toppedUpRequired: resultColumn('topped_up_required', withdrawals.amount),
+  toppedUpCurrent: resultColumn('topped_up_current', withdrawals.amount),
+  withdrawal: sql`withdrawal`.mapWith((json: unknown) => rowFromJson(withdrawalFields, json)) as SQL<WithdrawalRow | null>,
 };
+
+export type RequestOutcomeRow = RowOf<typeof requestOutcome>;
 
 /**
  * `request_withdrawal` (db/functions/request_withdrawal.sql) as a named prepared
@@ -106,6 +92,20 @@ export type RequestWithdrawalStatement = ReturnType<typeof prepareRequestWithdra
 
 export type WithdrawalAction = 'approve' | 'reject' | 'complete' | 'fail';
 
+const S = WITHDRAWAL_STATUS;
+
+/**
+ * Contract section 8: the statuses each action moves a withdrawal from, and the one it reaches.
+ * `withdrawal_transition` is passed these codes; what an action does besides (the refund of
+ * reject and fail, the payout gateway approve records) is the function's.
+ */
+export const WITHDRAWAL_TRANSITIONS: Record<WithdrawalAction, { from: readonly number[]; to: number }> = {
+  approve: { from: [S.pending], to: S.approved },
+  reject: { from: [S.pending, S.approved], to: S.rejected },
+  complete: { from: [S.approved], to: S.paid },
+  fail: { from: [S.approved], to: S.failed },
+};
+
 export interface TransitionInput {
   id: number;
   action: WithdrawalAction;
@@ -116,14 +116,23 @@ export interface TransitionInput {
   gateway: string | null;
 }
 
+/** 'done' (status: the new one), 'conflict' (nothing changed; status: the current one), 'unknown'. */
+export const WITHDRAWAL_TRANSITION_OUTCOMES = ['done', 'conflict', 'unknown'] as const;
+
 export type TransitionOutcome = { outcome: 'done' | 'conflict'; status: number } | { outcome: 'unknown' };
 
 /** `withdrawal_transition`: the exactly-once status change and, for reject and fail, the refund line. */
 export async function transitionWithdrawal(db: Db, input: TransitionInput): Promise<TransitionOutcome> {
-  const [row] = await db.select({ outcome: sql<string>`outcome`, status: sql<number | null>`status` }).from(
-    sql`withdrawal_transition(${input.id}::bigint, ${input.action}::text, ${input.actorId}::bigint, ${input.reason}::text,
-        ${input.gateway}::text)`,
-  );
-  if (row!.outcome === 'unknown') return { outcome: 'unknown' };
-  return { outcome: row!.outcome === 'done' ? 'done' : 'conflict', status: Number(row!.status) };
+  const { from, to } = WITHDRAWAL_TRANSITIONS[input.action];
+  const [row] = await db
+    .select({
+      outcome: outcomeColumn('withdrawal_transition', WITHDRAWAL_TRANSITION_OUTCOMES),
+      status: resultColumn('status', withdrawals.status),
+    })
+    .from(
+      sql`withdrawal_transition(${input.id}::bigint, ${input.action}::text, ${smallints(from)}, ${to}::smallint,
+        ${input.actorId}::bigint, ${input.reason}::text, ${input.gateway}::text)`,
+    );
+  const { outcome, status } = row!;
+  return outcome === 'unknown' ? { outcome } : { outcome, status: status! };
 }

@@ -1,33 +1,33 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
+import { loggedTransaction, type OperationEntry } from '../../platform/admin/operation-log.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { sha256 } from '../../platform/crypto.ts';
-import { retrying, type Db } from '../../platform/db/client.ts';
+import { retrying } from '../../platform/db/client.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { FieldCheck, formatUnits, percentOf } from '../../platform/money.ts';
 import type { PayoutGateways } from '../payments/gateways/payout.ts';
 import { InForce } from '../settings/in-force.ts';
 import { currentWithdrawSettings } from '../settings/repository.ts';
 import { playerRefusal } from '../wallet/ledger.ts';
 import { normalizePixKey, type PixKeyType } from './pix-key.ts';
-import { limitRefusals, type RequestOutcomeRow } from './refusals.ts';
+import { limitRefusals } from './refusals.ts';
 import {
   attachPayout,
   findWithdrawal,
   findWithdrawalByReference,
   prepareRequestWithdrawal,
   transitionWithdrawal,
+  type RequestOutcomeRow,
   type RequestWithdrawalStatement,
   type WithdrawalAction,
   type WithdrawalRow,
-  withdrawalFromJson,
 } from './repository.ts';
-import { WITHDRAWAL_STATUS } from './tables.ts';
+import { WITHDRAWAL_STATUS, WITHDRAWAL_STATUSES } from './tables.ts';
 
 /** A settings change between reading and requesting makes `request_withdrawal` answer `stale`. */
 const SETTINGS_ATTEMPTS = 5;
 
-const STATUS_NAMES = ['pending', 'approved', 'paid', 'rejected', 'failed'];
 const ACTION_VERBS: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'completed', fail: 'failed' };
 /** The status a transition reaches, as the metrics name the outcome. */
 const ACTION_OUTCOMES: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'paid', fail: 'failed' };
@@ -125,14 +125,14 @@ export class WithdrawalService {
           // One statement on its own: the hold has committed.
           this.#ctx.money.withdrawal('requested');
           this.#ctx.money.ledgerLine('withdrawal', -amount);
-          return { withdrawal: withdrawalFromJson(row.withdrawal!), replayed: false };
+          return { withdrawal: row.withdrawal!, replayed: false };
         case 'replayed':
-          return { withdrawal: withdrawalFromJson(row.withdrawal!), replayed: row.outcome === 'replayed' };
+          return { withdrawal: row.withdrawal!, replayed: true };
         case 'key_reused':
           throw ValidationError.field('idempotency_key', 'The Idempotency-Key was already used for a different withdrawal request.');
         case 'refused':
           throw new ValidationError({ amount: limitRefusals(row) });
-        default:
+        case 'stale':
           this.#settings.replaced(seen);
       }
     }
@@ -140,24 +140,43 @@ export class WithdrawalService {
   }
 
   /**
-   * Tells the metrics about a transition that committed (`review`'s caller, after its transaction;
-   * a gateway's notification here): reject and fail wrote the refund of the whole amount.
+   * An operator approves a pending withdrawal: the transition in their logged transaction, the
+   * metrics once it committed, then the payout request (never inside the transaction: it is a
+   * network call). 404 unknown, 409 from another state.
    */
-  reportTransition(row: WithdrawalRow, action: WithdrawalAction): void {
-    this.#ctx.money.withdrawal(ACTION_OUTCOMES[action]);
-    if (action === 'reject' || action === 'fail') this.#ctx.money.ledgerLine('withdrawal_refund', row.amount);
+  async approve(entry: OperationEntry, id: number, log: Logger): Promise<WithdrawalRow> {
+    return this.#sendPayout(await this.#review(entry, id, 'approve', null), log);
   }
 
-  /** An operator's transition, inside their logged transaction; 404 unknown, 409 from another state. */
-  async review(tx: Db, id: number, action: WithdrawalAction, adminId: number, reason: string | null): Promise<WithdrawalRow> {
+  /** An operator completes, rejects or fails a withdrawal: as `approve`, without a payout to ask for. */
+  async review(
+    entry: OperationEntry,
+    id: number,
+    action: Exclude<WithdrawalAction, 'approve'>,
+    reason: string | null,
+  ): Promise<WithdrawalRow> {
+    return this.#review(entry, id, action, reason);
+  }
+
+  async #review(entry: OperationEntry, id: number, action: WithdrawalAction, reason: string | null): Promise<WithdrawalRow> {
     const gateway = action === 'approve' ? this.#payouts.current().code : null;
-    const outcome = await transitionWithdrawal(tx, { id, action, actorId: adminId, reason, gateway });
-    if (outcome.outcome === 'unknown') throw new NotFoundError();
-    if (outcome.outcome === 'conflict') {
-      const from = STATUS_NAMES[outcome.status] ?? 'unknown';
-      throw new ConflictError(`A withdrawal that is ${from} cannot be ${ACTION_VERBS[action]}.`, 'invalid_transition');
-    }
-    return (await findWithdrawal(tx, id))!;
+    const row = await loggedTransaction(this.#ctx.db, entry, async (tx) => {
+      const outcome = await transitionWithdrawal(tx, { id, action, actorId: entry.userId, reason, gateway });
+      if (outcome.outcome === 'unknown') throw new NotFoundError();
+      if (outcome.outcome === 'conflict') {
+        const from = WITHDRAWAL_STATUSES.nameOf(outcome.status);
+        throw new ConflictError(`A withdrawal that is ${from} cannot be ${ACTION_VERBS[action]}.`, 'invalid_transition');
+      }
+      return (await findWithdrawal(tx, id))!;
+    });
+    this.#reportTransition(row, action);
+    return row;
+  }
+
+  /** Tells the metrics about a transition that committed: reject and fail wrote the refund of the whole amount. */
+  #reportTransition(row: WithdrawalRow, action: WithdrawalAction): void {
+    this.#ctx.money.withdrawal(ACTION_OUTCOMES[action]);
+    if (action === 'reject' || action === 'fail') this.#ctx.money.ledgerLine('withdrawal_refund', row.amount);
   }
 
   /**
@@ -165,7 +184,7 @@ export class WithdrawalService {
    * Whatever happens (an error, a timeout, a crash before the answer is stored) the withdrawal
    * stays approved and keeps its hold: only an explicit failure returns the money.
    */
-  async sendPayout(row: WithdrawalRow, log: FastifyBaseLogger): Promise<WithdrawalRow> {
+  async #sendPayout(row: WithdrawalRow, log: Logger): Promise<WithdrawalRow> {
     const gateway = row.payout_gateway === null ? undefined : this.#payouts.get(row.payout_gateway);
     if (gateway === undefined || row.status !== WITHDRAWAL_STATUS.approved || row.payout_id !== null) return row;
     try {
@@ -189,12 +208,7 @@ export class WithdrawalService {
   }
 
   /** A gateway's payout notification: authenticated, matched to its withdrawal, applied at most once. */
-  async handlePayoutWebhook(
-    gatewayCode: string,
-    rawBody: string,
-    headers: IncomingHttpHeaders,
-    log: FastifyBaseLogger,
-  ): Promise<PayoutWebhookResult> {
+  async handlePayoutWebhook(gatewayCode: string, rawBody: string, headers: IncomingHttpHeaders, log: Logger): Promise<PayoutWebhookResult> {
     const gateway = this.#payouts.get(gatewayCode);
     if (gateway === undefined) throw new NotFoundError();
     const event = gateway.verifyPayoutWebhook(rawBody, headers, new Date());
@@ -225,7 +239,7 @@ export class WithdrawalService {
     );
     if (outcome.outcome === 'unknown') throw new NotFoundError();
     if (outcome.outcome === 'done') {
-      this.reportTransition(row, action);
+      this.#reportTransition(row, action);
       return { withdrawalId: row.id, status: outcome.status, duplicate: false };
     }
     if (outcome.status === target) return { withdrawalId: row.id, status: outcome.status, duplicate: true };
@@ -234,10 +248,10 @@ export class WithdrawalService {
 }
 
 /** A payout notification the withdrawal's status contradicts: a 409, and an error line for an operator to review. */
-function contradiction(log: FastifyBaseLogger, context: Record<string, unknown>, status: number, reported: string): ConflictError {
+function contradiction(log: Logger, context: Record<string, unknown>, status: number, reported: string): ConflictError {
   log.error({ ...context, status, reported }, 'payout notification contradicts the withdrawal status; needs manual review');
   return new ConflictError(
-    `The withdrawal is ${STATUS_NAMES[status] ?? 'unknown'}; the payout notification needs manual review.`,
+    `The withdrawal is ${WITHDRAWAL_STATUSES.nameOf(status)}; the payout notification needs manual review.`,
     'payout_contradicts_status',
   );
 }

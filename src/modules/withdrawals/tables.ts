@@ -1,5 +1,6 @@
 import { pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../platform/db/columns.ts';
+import { statusCodes } from '../../platform/status.ts';
 import { users } from '../users/tables.ts';
 import type { PixKeyType } from './pix-key.ts';
 
@@ -18,7 +19,7 @@ export const withdrawals = pgTable(
     amount: cents('amount').notNull(),
     fee: cents('fee').notNull(),
     currency: text('currency').notNull(),
-    // 0 pending review, 1 approved, 2 paid, 3 rejected, 4 failed (WITHDRAWAL_STATUS).
+    // WITHDRAWAL_STATUSES below.
     status: smallint('status').notNull().default(0),
     reason: text('reason'),
     reviewedBy: int8('reviewed_by').references(() => users.id, { onDelete: 'set null' }),
@@ -38,4 +39,12 @@ export const withdrawals = pgTable(
 
 export type Withdrawal = typeof withdrawals.$inferSelect;
 
-export const WITHDRAWAL_STATUS = { pending: 0, approved: 1, paid: 2, rejected: 3, failed: 4 } as const;
+/** A withdrawal's statuses, declared once; the transitions between them are WITHDRAWAL_TRANSITIONS (repository.ts). */
+export const WITHDRAWAL_STATUSES = statusCodes({
+  pending: 'pending review (funds held)',
+  approved: 'approved (being paid)',
+  paid: 'paid',
+  rejected: 'rejected (funds returned)',
+  failed: 'failed (funds returned)',
+});
+export const WITHDRAWAL_STATUS = WITHDRAWAL_STATUSES.code;

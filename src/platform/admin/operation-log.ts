@@ -1,32 +1,19 @@
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../context.ts';
 import { transaction, type Db } from '../db/client.ts';
 import { currentUser } from '../http/guard.ts';
 import { redactPayload } from './redact.ts';
 
 /**
  * How to use: every admin change (POST/PUT/PATCH/DELETE under /api/admin) runs inside
- * `adminTransaction(ctx, request, async (tx) => { ...the change, with tx... })`. It opens one
+ * `loggedTransaction(db, entry, async (tx) => { ...the change, with tx... })`. The route turns
+ * its request into the entry (`operationEntry(request)`: plain data, so the service that owns
+ * the change opens the transaction without knowing Fastify); `loggedTransaction` opens one
  * transaction, writes the operation-log row (acting user, path, method, client IP, redacted
  * body) and runs the change in it: if the change throws, the log row is rolled back with it.
- * Never call ctx.db inside `work` (the embedded database has one connection); use `tx`.
- * The admin-resource convention (resource.ts beside this file) already does this for CRUD; the
- * module operation-logs only reads and deletes the rows.
- */
-export async function adminTransaction<T>(
-  ctx: AppContext,
-  request: FastifyRequest,
-  work: (tx: Db) => Promise<T>,
-  payload: unknown = request.body ?? {},
-): Promise<T> {
-  return loggedTransaction(ctx.db, operationEntry(request, payload), work);
-}
-
-/**
- * The same for a service: the route turns its request into an `OperationEntry` (plain data,
- * `operationEntry(request)`), and the service that owns the sequence opens the transaction, so
- * no service needs Fastify's request to log an admin change.
+ * Never use the database itself inside `work` (the embedded database has one connection); use
+ * `tx`. The admin-resource convention (resource.ts beside this file) already does this for
+ * CRUD; the module operation-logs only reads and deletes the rows.
  */
 export async function loggedTransaction<T>(db: Db, entry: OperationEntry, work: (tx: Db) => Promise<T>): Promise<T> {
   return transaction(db, async (tx) => {

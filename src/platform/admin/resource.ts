@@ -61,7 +61,7 @@ import {
   type RowOf,
 } from '../pagination/list.ts';
 import { deleteUnlessKept, recordDeleteRule, type InUse } from './in-use.ts';
-import { adminTransaction } from './operation-log.ts';
+import { loggedTransaction, operationEntry } from './operation-log.ts';
 import { mustBeUnique, takenError } from './rules.ts';
 import { partialUpdate } from '../validation.ts';
 
@@ -250,7 +250,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
   async function write(request: FastifyRequest, sent: Body, action: 'create' | 'update', id: number | undefined) {
     const actor = currentUser(request);
     const body = resource.prepare === undefined ? sent : await resource.prepare(sent, action);
-    return adminTransaction(ctx, request, async (tx) => {
+    return loggedTransaction(ctx.db, operationEntry(request), async (tx) => {
       const before = id === undefined ? undefined : await loadRecord(tx, source, id, true);
       if (id !== undefined && before === undefined) throw new NotFoundError();
       const w: WriteContext<Row> = { ctx, request, actor, tx, existing: before };
@@ -359,7 +359,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
       async (request, reply) => {
         const id = idOf(request.params);
         const actor = currentUser(request);
-        const before = await adminTransaction(ctx, request, async (tx) => {
+        const before = await loggedTransaction(ctx.db, operationEntry(request), async (tx) => {
           const row = await loadRecord(tx, source, id, true);
           if (row === undefined) throw new NotFoundError();
           await resource.beforeDelete?.(row, { ctx, request, actor, tx, existing: row });

@@ -42,11 +42,6 @@ export function oddsUnits(odds: Odds): number {
   return odds / 100;
 }
 
-/** Payout of a winning bet: odds × amount, half-up to the cent, in integers (contract section 4). */
-export function payoutOf(amount: bigint, odds: Odds): bigint {
-  return (amount * BigInt(odds) + 50n) / 100n;
-}
-
 const counted = new WeakMap<GameType, ReadonlyMap<string, number>>();
 
 /** How many of the type's outcomes make each selection win: the exact probability is wins / outcomes. */
