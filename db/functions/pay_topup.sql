@@ -30,6 +30,10 @@ create or replace function pay_topup(
   p_gift_first bigint,
   p_gift_later bigint,
   p_referral_reward bigint,
+  -- The status codes, from their one declaration (TOPUP_STATUSES, src/modules/topups/repository.ts).
+  p_pending smallint,
+  p_paid smallint,
+  p_expired smallint,
   out outcome text,
   out topup_id bigint,
   out status integer,
@@ -51,17 +55,17 @@ begin
     select t.id into topup_id from topups t where t.gateway = p_gateway and t.gateway_payment_id = p_payment_id;
   end if;
 
-  update topups t set status = 1, paid_at = now(), updated_at = now(), paid_via = p_via, paid_by = p_actor_id,
+  update topups t set status = p_paid, paid_at = now(), updated_at = now(), paid_via = p_via, paid_by = p_actor_id,
       topup_settings_id = p_topup_settings_id, referral_settings_id = p_referral_settings_id
     from users u
-    where t.id = topup_id and u.id = t.user_id and t.amount = p_amount and t.status = 0
-      and (p_allow_expired or topup_status(t.status, t.created_at) = 0)
+    where t.id = topup_id and u.id = t.user_id and t.amount = p_amount and t.status = p_pending
+      and (p_allow_expired or topup_status(t.status, t.created_at, p_pending, p_expired) = p_pending)
       and p_topup_settings_id = (select s.id from settings s where s.name = 'topup' order by s.version desc limit 1)
       and p_referral_settings_id = (select s.id from settings s where s.name = 'referral' order by s.version desc limit 1)
     returning t.user_id, t.currency, u.ref into v_user, v_currency, v_ref;
   if not found then
-    select topup_status(t.status, t.created_at), t.amount,
-        t.status = 0 and t.amount = p_amount and (p_allow_expired or topup_status(t.status, t.created_at) = 0)
+    select topup_status(t.status, t.created_at, p_pending, p_expired), t.amount,
+        t.status = p_pending and t.amount = p_amount and (p_allow_expired or topup_status(t.status, t.created_at, p_pending, p_expired) = p_pending)
       into status, amount, v_payable
       from topups t where t.id = topup_id;
     outcome := case when not found then 'unknown' when v_payable then 'stale' else 'not_payable' end;
@@ -84,7 +88,7 @@ begin
       'Referral reward: top-up #' || topup_id || ' of user #' || v_user, 'topup:' || topup_id || ':referral');
   end if;
   outcome := 'paid';
-  status := 1;
+  status := p_paid;
   amount := p_amount;
   gift := greatest(v_gift, 0);
   referral_reward := case when v_ref is not null and p_referral_reward > 0 then p_referral_reward else 0 end;

@@ -12,7 +12,7 @@ import {
 } from '../../src/modules/draws/repository.ts';
 import { currentReferralSettings, currentTopupSettings, currentWithdrawSettings } from '../../src/modules/settings/repository.ts';
 import { PAY_TOPUP_OUTCOMES, preparePayTopup } from '../../src/modules/topups/mark-paid.ts';
-import { TOPUP_STATUS, TOPUP_STATUSES } from '../../src/modules/topups/repository.ts';
+import { TOPUP_STATUS, TOPUP_STATUSES, topupStatusCodes } from '../../src/modules/topups/repository.ts';
 import {
   applyLedgerOperation,
   IdempotencyMismatchError,
@@ -163,7 +163,10 @@ describe('money functions answer exactly their declared outcomes', () => {
 
     // topup_status answers the codes TOPUP_STATUSES declares: a stored status as is, an old pending one expired.
     const status = async (stored: number, age: string) =>
-      (await one<{ status: number }>(t.db, sql`select topup_status(${stored}::smallint, now() - ${age}::interval) as status`))!.status;
+      (await one<{ status: number }>(
+        t.db,
+        sql`select topup_status(${stored}::smallint, now() - ${age}::interval, ${topupStatusCodes('pending', 'expired')}) as status`,
+      ))!.status;
     const name = async (stored: number, age: string) => TOPUP_STATUSES.nameOf(await status(stored, age));
     await answersEach<keyof typeof TOPUP_STATUS>('topup_status', {
       pending: () => name(TOPUP_STATUS.pending, '23 hours 59 minutes'),

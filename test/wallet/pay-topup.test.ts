@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { markTopupPaid, preparePayTopup, SettingsInForce } from '../../src/modules/topups/mark-paid.ts';
+import { topupStatusCodes } from '../../src/modules/topups/repository.ts';
 import { verifyLedger } from '../../src/modules/wallet/verify.ts';
 import { one, rows } from '../../src/platform/db/client.ts';
 import { useApp } from '../helpers/app.ts';
@@ -116,7 +117,7 @@ describe('the one paid path (pay_topup)', () => {
     const answer = await one<{ outcome: string; status: number }>(
       t.db,
       sql`select outcome, status from pay_topup(${topup.id}::bigint, null, null, 1000::bigint, 'admin', ${admin.id}::bigint, false,
-        ${old}::bigint, ${await latest('referral')}::bigint, 0::bigint, 0::bigint, 0::bigint)`,
+        ${old}::bigint, ${await latest('referral')}::bigint, 0::bigint, 0::bigint, 0::bigint, ${topupStatusCodes('pending', 'paid', 'expired')})`,
     );
     assert.deepEqual({ ...answer, status: Number(answer!.status) }, { outcome: 'stale', status: 0 });
     const detail = await admin.client.get(`/api/admin/topups/${topup.id}`);

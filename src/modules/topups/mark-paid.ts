@@ -6,7 +6,7 @@ import type { MoneyEvents } from '../../platform/metrics/money.ts';
 import type { ReferralSettings, TopupSettings } from '../settings/definitions.ts';
 import { InForce } from '../settings/in-force.ts';
 import { currentReferralSettings, currentTopupSettings } from '../settings/repository.ts';
-import { TOPUP_STATUS } from './repository.ts';
+import { TOPUP_STATUS, topupStatusCodes } from './repository.ts';
 import { topups } from './tables.ts';
 import { giftAmount, referralTopupReward } from './rewards.ts';
 
@@ -85,7 +85,8 @@ export function preparePayTopup(db: Db) {
     .from(
       sql`pay_topup(${p('topupId')}::bigint, ${p('gateway')}::text, ${p('paymentId')}::text, ${p('amount')}::bigint,
         ${p('via')}::text, ${p('actorId')}::bigint, ${p('allowExpired')}::boolean, ${p('topupSettingsId')}::bigint,
-        ${p('referralSettingsId')}::bigint, ${p('giftFirst')}::bigint, ${p('giftLater')}::bigint, ${p('referralReward')}::bigint)`,
+        ${p('referralSettingsId')}::bigint, ${p('giftFirst')}::bigint, ${p('giftLater')}::bigint, ${p('referralReward')}::bigint,
+        ${topupStatusCodes('pending', 'paid', 'expired')})`,
     )
     .prepare('pay_topup');
 }

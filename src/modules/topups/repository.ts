@@ -17,11 +17,17 @@ export const TOPUP_STATUSES = statusCodes({
 export const TOPUP_STATUS = TOPUP_STATUSES.code;
 
 /**
- * The status as every reader sees it: a pending row older than 24 hours reads as expired (3).
+ * The status as every reader sees it: a pending row older than 24 hours reads as expired.
  * Expiry is derived, not stored, so no sweeper is needed and every reader agrees at every
  * instant; the rule is the database function `topup_status`, which the paid path uses too.
  */
-export const topupStatus = sql<number>`topup_status(${topups.status}, ${topups.createdAt})`.mapWith(Number);
+export const topupStatus =
+  sql<number>`topup_status(${topups.status}, ${topups.createdAt}, ${topupStatusCodes('pending', 'expired')})`.mapWith(Number);
+
+/** Status codes as SQL literals for the functions that are passed them (they are our own integers, not input). */
+export function topupStatusCodes(...names: (keyof typeof TOPUP_STATUS)[]): SQL {
+  return sql.raw(names.map((name) => `${Number(TOPUP_STATUS[name])}::smallint`).join(', '));
+}
 
 /**
  * A top-up record as every reader (lists, details, the paid path's answers) selects it, typed.
