@@ -9,7 +9,7 @@
 -- PROVIDER_DISABLED, GAME_NOT_FOUND, CURRENCY_MISMATCH, INSUFFICIENT_FUNDS, DUPLICATE_MISMATCH,
 -- BET_NOT_FOUND, BET_REFUNDED, BET_SETTLED, ROUND_MISMATCH, ROUND_CLOSED.
 
--- One row per game round (contract section 5, "Provider bet"): what was staked, won and
+-- One row per game round (docs/api.md section 5, "Provider bet"): what was staked, won and
 -- refunded in it. Status 0 open, 1 settled (a win closed it), 2 refunded (every bet of it).
 --
 -- No foreign keys, here or in provider_transactions, on the bet path: a key check share-locks

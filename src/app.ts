@@ -195,7 +195,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
       syntax.statusCode = 400;
       return done(syntax, undefined);
     }
-    // A body error, so a 400 before CSRF and sign-in are looked at (contract section 3).
+    // A body error, so a 400 before CSRF and sign-in are looked at (docs/api.md section 3).
     if (nestsDeeperThan(parsed)) return done(new BodyTooDeepError(), undefined);
     done(null, parsed);
   });

@@ -74,7 +74,7 @@ function write(output: Pick<CommandAnswer, 'stdout' | 'stderr'>): void {
 
 /**
  * A command that needs the database runs on the command's own; when a server holds the embedded
- * database, that server carries it out over its local channel (contract section 11) and this
+ * database, that server carries it out over its local channel (docs/api.md section 11) and this
  * process prints its output and exits with its code. A server still starting is waited for; one
  * that cannot take commands, or a command holding the database, stops this one at once.
  */

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
-/** The one place that reads the environment: every variable of contract section 11. */
+/** The one place that reads the environment: every variable of docs/api.md section 11. */
 export interface Config {
   /** Shown in authenticator apps next to the account (issuer of the TOTP URL). */
   appName: string;
@@ -19,7 +19,7 @@ export interface Config {
   databasePoolSize: number;
   redisUrl: string | undefined;
   appKey: Buffer;
-  /** APP_URL, or derived from HOST and PORT when unset (contract section 11): where generated links point. */
+  /** APP_URL, or derived from HOST and PORT when unset (docs/api.md section 11): where generated links point. */
   appUrl: string;
   /** Whether APP_URL was set (not derived): the server then says so at start when it differs from where it listens. */
   appUrlSet: boolean;
@@ -49,7 +49,7 @@ export interface Config {
   logFormat: 'pretty' | 'json' | undefined;
   /** GET /metrics (Prometheus): off unless enabled; with a token, scrapes must send it as a Bearer token. */
   metrics: { enabled: boolean; token: string | undefined };
-  /** EMAIL_VERIFICATION=on: the verification e-mail goes out at registration and money routes wait for it (contract section 12). */
+  /** EMAIL_VERIFICATION=on: the verification e-mail goes out at registration and money routes wait for it (docs/api.md section 12). */
   emailVerification: boolean;
 }
 
@@ -144,7 +144,7 @@ function appKey(env: Env, dataDir: string): Buffer {
 const LOCAL_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|0\.0\.0\.0|::|::ffff:127(\.\d{1,3}){3}|::ffff:0\.0\.0\.0)$/i;
 
 /**
- * APP_URL when unset (contract section 11): `http://localhost:{PORT}`, or `http://{HOST}:{PORT}`
+ * APP_URL when unset (docs/api.md section 11): `http://localhost:{PORT}`, or `http://{HOST}:{PORT}`
  * when HOST names one interface other than loopback, so that links point where the server listens.
  */
 export function defaultAppUrl(host: string, port: number): string {

@@ -8,7 +8,7 @@ export const BENCH_SERVER = fileURLToPath(new URL('../server.ts', import.meta.ur
 export interface ServerOptions {
   databaseUrl: string | undefined;
   dataDir: string;
-  /** More environment for the server (config variables of the contract). */
+  /** More environment for the server (config variables of the README). */
   env?: Record<string, string>;
   /** `serve --workers N`: N worker processes on one port behind a node:cluster primary (PostgreSQL only). */
   workers?: number;

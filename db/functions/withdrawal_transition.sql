@@ -1,6 +1,6 @@
 -- THE one way a withdrawal changes status (admin actions in their logged transaction, payout
 -- notifications in one round trip). The caller passes the action with its transition of
--- contract section 8 (approve 0 → 1, reject 0|1 → 3, complete 1 → 2, fail 1 → 4): the statuses
+-- docs/api.md section 8 (approve 0 → 1, reject 0|1 → 3, complete 1 → 2, fail 1 → 4): the statuses
 -- it leaves, p_from, and the one it reaches, p_to, as WITHDRAWAL_TRANSITIONS
 -- (src/modules/withdrawals/repository.ts) declares them, so the codes are spelt in one place.
 -- reject and fail return the whole amount with one `withdrawal_refund` line under the key

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 
 /**
  * The local channel over which a server holding the embedded database carries out the commands
- * run beside it (contract section 11): a Unix domain socket in DATA_DIR that only its owner may
+ * run beside it (docs/api.md section 11): a Unix domain socket in DATA_DIR that only its owner may
  * open (mode 0600), one JSON line asked (`{"command", "args"}`) and one answered (`{"code",
  * "stdout", "stderr"}`). The arguments may hold a password: they are never logged.
  */

@@ -1,6 +1,6 @@
 /**
  * The domain error catalogue. Services throw these; one error handler turns them into the
- * contract's HTTP shapes (section 3). Nothing below the routes knows about HTTP status codes
+ * HTTP shapes of docs/api.md section 3. Nothing below the routes knows about HTTP status codes
  * except through this file. Each error also has a stable `code` (snake_case): logged with the
  * refusal and usable by tests, while the bodies keep Laravel's shapes.
  */

@@ -2,7 +2,7 @@ import { ValidationError, type FieldErrors } from './errors.ts';
 
 /**
  * Money is integer cents (`bigint`) everywhere inside the service; JSON carries currency units
- * with at most two decimals (contract section 4). Rates are percentages with at most two
+ * with at most two decimals (docs/api.md section 4). Rates are percentages with at most two
  * decimals, held as basis points (12.5 % = 1250n) so every computation stays in integers.
  */
 
@@ -143,7 +143,7 @@ export function rateToPercent(bp: bigint): number {
   return toUnits(bp);
 }
 
-/** round-half-up(amount × rate / 100) to the cent, in integers (contract section 4). */
+/** round-half-up(amount × rate / 100) to the cent, in integers (docs/api.md section 4). */
 export function percentOf(cents: bigint, rateBp: bigint): bigint {
   const product = cents * rateBp;
   const sign = product < 0n ? -1n : 1n;

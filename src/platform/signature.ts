@@ -7,7 +7,7 @@ import { WebhookSignatureError } from './errors.ts';
 export const SIGNATURE_WINDOW_S = 300;
 const SIGNATURE = /^t=(\d{1,12}),v1=([0-9a-fA-F]{64})$/;
 
-/** `X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, as payment webhooks (contract section 9). */
+/** `X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, as payment webhooks (docs/api.md section 9). */
 export function signBody(secret: string, rawBody: string, unixSeconds: number): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${rawBody}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;

@@ -18,7 +18,7 @@ export interface StatusCodes<N extends string> {
  * come from here, and SQL functions are passed the codes they compare with or write, so no
  * status is spelt as a bare number anywhere else (docs/architecture.md, "Where today's money
  * rule lives"). The migrations' check constraints keep the numbers they were written with:
- * they are history, and the API contract fixes the codes anyway.
+ * they are history, and docs/api.md fixes the codes anyway.
  */
 export function statusCodes<const M extends Record<string, string>>(meanings: M, first = 0): StatusCodes<keyof M & string> {
   const names = Object.keys(meanings) as (keyof M & string)[];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useApp } from '../helpers/app.ts';
 
-// Contract section 3: the record named in the path is looked up before the body is validated,
+// docs/api.md section 3: the record named in the path is looked up before the body is validated,
 // as Laravel's route model binding does; a missing one is a 404 whatever the body.
 describe('the record in the path is looked up before the body is validated', () => {
   const ctx = useApp();

@@ -25,7 +25,7 @@ describe('configuration', () => {
     );
   }
 
-  test('the defaults of contract section 11', () => {
+  test('the defaults of docs/api.md section 11', () => {
     const config = loadConfig(base());
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.port, 8000);

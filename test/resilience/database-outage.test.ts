@@ -25,7 +25,7 @@ interface Sent {
   answer: Answer;
 }
 
-/** The contract's shape for a database that cannot be reached (section 3). */
+/** The shape (docs/api.md section 3) for a database that cannot be reached (section 3). */
 function assertUnavailable(sent: Sent): void {
   const label = `${sent.what} sent while ${sent.from}: ${sent.answer.status} ${sent.answer.text}`;
   assert.equal(sent.answer.status, 503, label);

@@ -33,7 +33,7 @@ function label(t: Timed): string {
   return `${t.what}: ${t.answer.status} ${t.answer.text} after ${Math.round(t.ms)} ms`;
 }
 
-/** Every answer that is not the contract's 503 (section 3) within the issue's bound, each described. */
+/** Every answer that is not the 503 of docs/api.md section 3 within the issue's bound, each described. */
 function notUnavailable(answers: Timed[]): string[] {
   return answers
     .filter(

@@ -107,7 +107,7 @@ describe('hostile input answers 4xx, never 500', () => {
     // The operation log stores the body as jsonb, which refuses the escape.
     assertValidation(await admin.post('/api/admin/topups/1/confirm', { note: 'a\ud800' }), 'note', message);
     assertValidation(await admin.put('/api/admin/settings/withdraw', { note: '\udfff' }), 'note', message);
-    // The record a path names is looked up first (contract section 3): a missing one is a 404.
+    // The record a path names is looked up first (docs/api.md section 3): a missing one is a 404.
     assert.equal((await admin.put('/api/admin/balances/1000', { note: '\udfff' })).status, 404);
     const key = await json(admin, 'POST', '/api/admin/roles', '{"name": "surrogate-key", "\\ud800": 1}');
     assertValidation(key, '\ud800', 'The \ud800 field must be valid UTF-8.');

@@ -28,7 +28,7 @@ async function withdrawalIn(admin: SignedIn, player: SignedIn, status: number): 
 describe('reviewing withdrawals', () => {
   const ctx = useApp();
 
-  // Contract section 8: approve from 0; reject from 0 or 1; complete and fail from 1; any other 409.
+  // docs/api.md section 8: approve from 0; reject from 0 or 1; complete and fail from 1; any other 409.
   const ALLOWED: Record<Action, number[]> = { approve: [0], reject: [0, 1], complete: [1], fail: [1] };
   const TARGET: Record<Action, number> = { approve: 1, reject: 3, complete: 2, fail: 4 };
   const NAMES = ['pending', 'approved', 'paid', 'rejected', 'failed'];

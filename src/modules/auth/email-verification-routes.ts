@@ -18,7 +18,7 @@ function expectsJson(request: FastifyRequest): boolean {
   return request.headers['x-requested-with'] === 'XMLHttpRequest' && (first === '' || first === '*/*' || first === '*');
 }
 
-/** E-mail verification (contract section 12), as Fortify's routes under /api. */
+/** E-mail verification (docs/api.md section 12), as Fortify's routes under /api. */
 export function registerEmailVerificationRoutes(app: App, ctx: AppContext, service: EmailVerificationService): void {
   ctx.registrationHooks.push(service.registrationHook());
 

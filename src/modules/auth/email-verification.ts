@@ -30,7 +30,7 @@ function verificationMail(link: string) {
 }
 
 /**
- * Fortify's e-mail verification (contract section 12): the signed link sent on request (and at
+ * Fortify's e-mail verification (docs/api.md section 12): the signed link sent on request (and at
  * registration with EMAIL_VERIFICATION=on), and the visit to it that sets `email_verified_at`.
  */
 export class EmailVerificationService {

@@ -23,7 +23,7 @@ const CHALLENGE_LIMIT = 5;
 const CHALLENGE_WINDOW_S = 60;
 const tags = ['Account'];
 
-/** The Account endpoints of contract section 6, answering exactly as Fortify + Sanctum do. */
+/** The Account endpoints of docs/api.md section 6, answering exactly as Fortify + Sanctum do. */
 export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountService, resets: PasswordResetService): void {
   const { sessions } = ctx;
 

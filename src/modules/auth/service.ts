@@ -64,7 +64,7 @@ export interface Registration {
   ref: number;
 }
 
-/** Account rules of contract section 6; HTTP and cookies stay in the routes. */
+/** Account rules of docs/api.md section 6; HTTP and cookies stay in the routes. */
 export class AccountService {
   readonly #ctx: AppContext;
   readonly #hasher: PasswordHasher;

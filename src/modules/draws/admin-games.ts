@@ -31,7 +31,7 @@ const GameBody = Type.Object({
   ),
 });
 
-/** An in-house game as operators read it (contract section 5). */
+/** An in-house game as operators read it (docs/api.md section 5). */
 const AdminGameRecord = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

@@ -46,7 +46,7 @@ function betFilters(id: PgColumn) {
   };
 }
 
-/** /api/admin/draws, bets, settlements and refunds (contract section 8), and the cancel of a draw. */
+/** /api/admin/draws, bets, settlements and refunds (docs/api.md section 8), and the cancel of a draw. */
 export function registerAdminDrawRoutes(app: App, ctx: AppContext, service: DrawService): void {
   registerResource(
     app,
@@ -77,7 +77,7 @@ export function registerAdminDrawRoutes(app: App, ctx: AppContext, service: Draw
   app.post(
     '/api/admin/draws/:draw/cancel',
     {
-      // The draw in the path is looked up before the body is validated (contract section 3).
+      // The draw in the path is looked up before the body is validated (docs/api.md section 3).
       config: { permission: 'draws.manage', pathRecord: { param: 'draw', exists: idExists(draws) } },
       schema: {
         tags: ['Admin: draws'],

@@ -37,7 +37,7 @@ declare module 'fastify' {
   }
 }
 
-/** A game named in a path: its id, or its code (contract section 4). Anything else names no game (404). */
+/** A game named in a path: its id, or its code (docs/api.md section 4). Anything else names no game (404). */
 const GameParams = Type.Object({
   game: Type.String({ pattern: '^([0-9]{1,16}|[a-z0-9]+(-[a-z0-9]+)*)$', maxLength: 64, description: 'The game’s id or code.' }),
 });

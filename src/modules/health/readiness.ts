@@ -4,7 +4,7 @@ import { listFunctions } from '../../platform/db/functions.ts';
 import { listMigrations, pendingMigrations } from '../../platform/db/migrate.ts';
 import { redisAnswers } from '../../platform/redis.ts';
 
-/** Whether the database holds the schema this code expects (contract section 11). */
+/** Whether the database holds the schema this code expects (docs/api.md section 11). */
 export class Readiness {
   readonly #db: Db;
   readonly #redis: AppContext['redis'];

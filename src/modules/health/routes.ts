@@ -10,7 +10,7 @@ const Status = Type.Object({ status: Type.String() });
 export function registerHealthRoutes(app: App, readiness: Readiness): void {
   // Liveness: the process answers, whatever the database and Redis do (a restart would not bring them back).
   app.get('/health', { config: { stateless: true }, schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
-  // Ready means the database answers and holds the schema this code expects (contract section 11),
+  // Ready means the database answers and holds the schema this code expects (docs/api.md section 11),
   // and Redis answers when sessions live there: without it no signed-in request can be served.
   app.get(
     '/ready',

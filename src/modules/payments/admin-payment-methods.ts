@@ -23,7 +23,7 @@ const PaymentMethodBody = Type.Object({
   sort: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Ascending; default 0.' })),
 });
 
-/** CRUD /api/admin/payment-methods (contract section 8); amounts are validated as money. */
+/** CRUD /api/admin/payment-methods (docs/api.md section 8); amounts are validated as money. */
 export function paymentMethodsResource(gateways: PaymentGateways) {
   return defineResource({
     path: '/api/admin/payment-methods',

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { FieldCheck, rateToPercent, toUnits } from '../../platform/money.ts';
 
 /**
- * The three settings of contract section 10. Stored as JSON in minor units: money in cents,
+ * The three settings of docs/api.md section 10. Stored as JSON in minor units: money in cents,
  * rates in basis points, counts as integers, so a stored version reads back exactly.
  */
 export const SETTING_NAMES = ['referral', 'topup', 'withdraw'] as const;

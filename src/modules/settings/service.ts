@@ -4,7 +4,7 @@ import type { Db } from '../../platform/db/client.ts';
 import type { SettingName, StoredSettings } from './definitions.ts';
 import { currentSettings, insertSettingsVersion, type SettingsVersion } from './repository.ts';
 
-/** The settings operators read and replace (contract section 10); the money rules read them through repository.ts. */
+/** The settings operators read and replace (docs/api.md section 10); the money rules read them through repository.ts. */
 export class SettingsService {
   readonly #db: Db;
 

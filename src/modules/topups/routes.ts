@@ -23,7 +23,7 @@ const CreateBody = Type.Object({
   amount: Type.Union([Type.Number(), Type.String()], { description: 'Currency units, at most 2 decimals, within the method’s min/max.' }),
 });
 
-/** Customer top-ups (contract section 7), the gateway webhook and the admin top-up endpoints. */
+/** Customer top-ups (docs/api.md section 7), the gateway webhook and the admin top-up endpoints. */
 export function registerTopupRoutes(app: App, ctx: AppContext, service: TopupService): void {
   const present = (row: TopupRow) => presentTopup(row, ctx.config.appUrl);
 

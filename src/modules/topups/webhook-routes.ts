@@ -23,7 +23,7 @@ const WebhookResponse = Type.Object({
   }),
 });
 
-/** POST /api/webhooks/payments/:gateway (contract section 9), in a scope that keeps the raw body for the signature. */
+/** POST /api/webhooks/payments/:gateway (docs/api.md section 9), in a scope that keeps the raw body for the signature. */
 export function registerTopupWebhookRoutes(app: App, service: TopupService): void {
   registerRawJsonScope(app, (scope, rawBodyOf) => {
     scope.post(

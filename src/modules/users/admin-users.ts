@@ -82,7 +82,7 @@ async function userRoles(id: number, body: UserBody, w: WriteContext<AuthUser>):
   await syncUserRoles(w.tx, id, roleIds);
 }
 
-/** `/api/admin/users`: the user record of contract section 5; the password is write-only. */
+/** `/api/admin/users`: the user record of docs/api.md section 5; the password is write-only. */
 export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
   return defineResource({
     path: '/api/admin/users',

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { AuthUser } from '../../platform/auth/identity.ts';
 import { timestamps } from '../../platform/http/record.ts';
 
-/** The user record of contract section 5; the schema doubles as a guard against leaking fields. */
+/** The user record of docs/api.md section 5; the schema doubles as a guard against leaking fields. */
 export const UserSchema = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

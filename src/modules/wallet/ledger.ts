@@ -97,7 +97,7 @@ export function ledgerRefusal(error: unknown, key = 'the key'): InsufficientFund
 
 /**
  * A player's own request refused by the ledger (a withdrawal, a draw bet): a shortfall is the
- * 422 on `amount` that names the balance, as contract section 3 asks of the loser of a race;
+ * 422 on `amount` that names the balance, as docs/api.md section 3 asks of the loser of a race;
  * undefined for any other error.
  */
 export function playerRefusal(error: unknown): ValidationError | IdempotencyMismatchError | undefined {

@@ -13,7 +13,7 @@ import { ledgerEntries } from './tables.ts';
 
 const tags = ['Wallet'];
 
-/** The customer's balance and statement (contract sections 5 and 7), and the admin wallet endpoints. */
+/** The customer's balance and statement (docs/api.md sections 5 and 7), and the admin wallet endpoints. */
 export function registerWalletRoutes(app: App, ctx: AppContext, wallet: WalletService): void {
   app.get(
     '/api/user/balance',

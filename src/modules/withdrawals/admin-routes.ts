@@ -16,7 +16,7 @@ const Params = Type.Object({ withdrawal: Type.Integer({ minimum: 1, maximum: MAX
 const ReasonBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 255, description: 'Shown to the player.' }) });
 const Wrapped = Type.Object({ data: AdminWithdrawalRecord });
 
-/** /api/admin/withdrawals (contract section 8): the list by the admin convention and the four transitions. */
+/** /api/admin/withdrawals (docs/api.md section 8): the list by the admin convention and the four transitions. */
 export function registerAdminWithdrawalRoutes(app: App, ctx: AppContext, service: WithdrawalService): void {
   registerResource(
     app,
@@ -39,7 +39,7 @@ export function registerAdminWithdrawalRoutes(app: App, ctx: AppContext, service
     }),
   );
 
-  // The withdrawal in the path is looked up before the body is validated (contract section 3).
+  // The withdrawal in the path is looked up before the body is validated (docs/api.md section 3).
   const config = { permission: 'withdrawals.manage', pathRecord: { param: 'withdrawal', exists: idExists(withdrawals) } };
   for (const [action, summary] of [
     ['approve', 'Approve a pending withdrawal (0 → 1) and send its payout to the gateway'],

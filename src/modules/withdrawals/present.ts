@@ -14,7 +14,7 @@ export const StatusFilter = WITHDRAWAL_STATUSES.filter;
 
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
-/** Contract section 5. */
+/** docs/api.md section 5. */
 const fields = {
   id: Type.Integer(),
   user_id: Type.Integer(),

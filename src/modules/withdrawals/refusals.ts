@@ -9,8 +9,7 @@ function users(count: number | null): string {
 }
 
 /**
- * The 422 messages on `amount` for the limits `request_withdrawal` found unmet (contract
- * section 3): each states the requirement and where the user stands. The rules themselves are
+ * The 422 messages on `amount` for the limits `request_withdrawal` found unmet (docs/api.md * section 3): each states the requirement and where the user stands. The rules themselves are
  * in the database function; this only words its answer.
  */
 export function limitRefusals(row: RequestOutcomeRow): string[] {

@@ -95,7 +95,7 @@ export type WithdrawalAction = 'approve' | 'reject' | 'complete' | 'fail';
 const S = WITHDRAWAL_STATUS;
 
 /**
- * Contract section 8: the statuses each action moves a withdrawal from, and the one it reaches.
+ * docs/api.md section 8: the statuses each action moves a withdrawal from, and the one it reaches.
  * `withdrawal_transition` is passed these codes; what an action does besides (the refund of
  * reject and fail, the payout gateway approve records) is the function's.
  */

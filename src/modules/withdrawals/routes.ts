@@ -27,7 +27,7 @@ const CreateBody = Type.Object({
   }),
 });
 
-/** Customer withdrawals (contract section 7), the payout notifications and the admin review. */
+/** Customer withdrawals (docs/api.md section 7), the payout notifications and the admin review. */
 export function registerWithdrawalRoutes(app: App, ctx: AppContext, service: WithdrawalService): void {
   app.post(
     '/api/withdrawals',

@@ -1,5 +1,5 @@
 /**
- * A record that other records' history refers to is not deleted (contract section 4): the delete
+ * A record that other records' history refers to is not deleted (docs/api.md section 4): the delete
  * is a 409 whose message says what keeps the record and, when it has a status, to disable it
  * instead. Never a 500, whichever table refers to it.
  *

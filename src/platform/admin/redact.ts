@@ -1,4 +1,4 @@
-/** Keys whose values never reach the operation log (contract section 8), at any depth. */
+/** Keys whose values never reach the operation log (docs/api.md section 8), at any depth. */
 export const REDACTED_KEYS = new Set([
   'password',
   'password_confirmation',

@@ -323,7 +323,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
   }
 
   if (actions.has('update') && createBody !== undefined) {
-    // A field sent empty is present and empty (contract section 4): what create requires is
+    // A field sent empty is present and empty (docs/api.md section 4): what create requires is
     // "required" again, a nullable field becomes null; absent fields keep their value.
     const updateBody = partialUpdate(Type.Partial(createBody), createBody.required ?? []);
     for (const method of ['PUT', 'PATCH'] as const) {

@@ -42,7 +42,7 @@ const MALFORMED: [number, string, string] = [400, 'Bad Request', new MalformedRe
 /**
  * A request Node's HTTP parser refuses (a bad request line or header, headers too large, a broken
  * chunked body, one that took too long) never reaches Fastify: there is no request to answer, so
- * the answer is written to the socket, in the contract's shape (Fastify option `clientErrorHandler`,
+ * the answer is written to the socket, in the shape of docs/api.md section 3 (Fastify option `clientErrorHandler`,
  * whose default writes `{error, message, statusCode}`). As Node does, nothing is written when an
  * answer on that connection has already begun, and the connection is closed. Logged at debug, by
  * code only: the raw bytes may carry credentials, and the internet sends plenty of these.
@@ -80,7 +80,7 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
 };
 
 /**
- * One mapping from errors to the contract's shapes (section 3). Domain errors carry their own
+ * One mapping from errors to the shapes of docs/api.md section 3. Domain errors carry their own
  * status; anything unexpected is a 500 whose details stay in the log.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -97,7 +97,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
   });
 
-  // What Node would answer itself with an empty body, answered in the contract's shape instead: an
+  // What Node would answer itself with an empty body, answered in the shape of docs/api.md section 3 instead: an
   // HTTP/1.1 request without Host (RFC 9112: a 400; Node's own check is off, see app.ts) and an
   // Expect other than 100-continue (a 417).
   app.addHook('onRequest', (request, _reply, done) => {

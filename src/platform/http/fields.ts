@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 
-/** Codes and slugs (contract section 4): lower-case letters, digits and single hyphens, at least one letter. */
+/** Codes and slugs (docs/api.md section 4): lower-case letters, digits and single hyphens, at least one letter. */
 export const SLUG = '^(?=[a-z0-9-]*[a-z])[a-z0-9]+(-[a-z0-9]+)*$';
 export const SLUG_MESSAGE = 'The :attribute field must be lower-case letters, digits and single hyphens, with at least one letter.';
 

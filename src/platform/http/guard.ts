@@ -32,7 +32,7 @@ declare module 'fastify' {
     confirmPassword?: boolean;
     /**
      * The record the path names (parameter `param`, an id), looked up after the access checks and
-     * before the body is validated: a missing one is a 404 whatever the body (contract section 3).
+     * before the body is validated: a missing one is a 404 whatever the body (docs/api.md section 3).
      */
     pathRecord?: { param: string; exists(db: Db, id: number): Promise<boolean> };
   }
@@ -68,7 +68,7 @@ export function passwordRecentlyConfirmed(ctx: AppContext, session: Session | nu
 }
 
 /**
- * The checks after the session is known, in the contract's order; a promise only when one must
+ * The checks after the session is known, in the order of docs/api.md section 3; a promise only when one must
  * wait (a permission, the record in the path).
  */
 function checkAccess(ctx: AppContext, request: FastifyRequest): Promise<void> | undefined {
@@ -111,7 +111,7 @@ async function permissionAndRecord(ctx: AppContext, request: FastifyRequest, use
 }
 
 /**
- * Session, CSRF and access checks, in the contract's order: CSRF (419) → signed in (401) →
+ * Session, CSRF and access checks, in the order of docs/api.md section 3: CSRF (419) → signed in (401) →
  * verified e-mail and permission (403) → password confirmation (423) → the record in the path (404). It runs after
  * the body is parsed (so 400/413 win) and before schema validation (so 422 loses).
  */

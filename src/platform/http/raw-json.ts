@@ -5,7 +5,7 @@ import type { App } from './app.ts';
 export type RawBodyOf = (request: FastifyRequest) => string;
 
 /**
- * A plugin scope for signed machine callbacks (contract section 9): JSON bodies are kept as the
+ * A plugin scope for signed machine callbacks (docs/api.md section 9): JSON bodies are kept as the
  * raw string next to the parsed copy, because the signature covers the exact bytes, which a
  * parse/serialize round trip would not preserve. The parsed copy is normalised like any other.
  */

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 
-/** Response bodies shared by every route (contract section 3). */
+/** Response bodies shared by every route (docs/api.md section 3). */
 export const MessageBody = Type.Object({ message: Type.String() });
 export const ValidationBody = Type.Object({
   message: Type.String(),

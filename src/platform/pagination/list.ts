@@ -9,7 +9,7 @@ import { ListStatements } from './reader.ts';
 export { escapeLike } from './reader.ts';
 
 /**
- * Laravel's LengthAwarePaginator, for admin lists and customer lists alike (contract section 4):
+ * Laravel's LengthAwarePaginator, for admin lists and customer lists alike (docs/api.md section 4):
  * `page`, `per_page` (default 15, capped at 100), filters named after fields, `q`, `from`/`to`.
  */
 export const DEFAULT_PER_PAGE = 15;

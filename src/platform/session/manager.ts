@@ -29,7 +29,7 @@ function blankSession(request: FastifyRequest): SessionData {
   };
 }
 
-/** Session lifecycle and its cookies (contract section 2). */
+/** Session lifecycle and its cookies (docs/api.md section 2). */
 export class SessionManager {
   readonly #store: CachedSessionStore;
   readonly #remember: RememberTokens;

@@ -5,7 +5,7 @@ import { Registry } from '../../../platform/registry.ts';
 export interface LaunchRequest {
   provider: { id: number; code: string };
   game: { id: number; slug: string; code: string; name: string };
-  /** The single-use launch token (contract section 7); the provider redeems it once. */
+  /** The single-use launch token (docs/api.md section 7); the provider redeems it once. */
   token: string;
   currency: string;
   /** Play without money, where the adapter allows it. */

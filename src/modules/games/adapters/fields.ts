@@ -7,7 +7,7 @@ const CURRENCY = /^[A-Z]{3}$/;
 
 /**
  * Reads the fields of a provider's JSON body with Laravel-style messages, collecting every
- * problem before answering one 422 (contract section 3). Adapters name the fields as their wire
+ * problem before answering one 422 (docs/api.md section 3). Adapters name the fields as their wire
  * format does.
  */
 export class BodyReader {

@@ -33,7 +33,7 @@ const ProviderGameBody = Type.Object({
 
 const THUMBNAIL_INVALID = 'The selected thumbnail is invalid.';
 
-/** CRUD /api/admin/provider-games (contract sections 5 and 8). */
+/** CRUD /api/admin/provider-games (docs/api.md sections 5 and 8). */
 export function providerGamesResource(ctx: AppContext, storage: Storage) {
   return defineResource({
     path: '/api/admin/provider-games',

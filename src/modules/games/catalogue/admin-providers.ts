@@ -25,7 +25,7 @@ const ProviderBody = Type.Object({
   ),
 });
 
-/** CRUD /api/admin/providers (contract sections 5 and 8). */
+/** CRUD /api/admin/providers (docs/api.md sections 5 and 8). */
 export function providersResource(ctx: AppContext, adapters: GameAdapters) {
   return defineResource({
     path: '/api/admin/providers',

@@ -25,7 +25,7 @@ import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
 /** The invalidation topic of every catalogue read: any admin change to providers or their games publishes it. */
 export const CATALOGUE_TOPIC = 'games:catalogue';
 
-/** What the customer game list may be narrowed by (contract section 7). */
+/** What the customer game list may be narrowed by (docs/api.md section 7). */
 const gameFilters = {
   popular: filter(
     FlagFilter,

@@ -11,7 +11,7 @@ const SLUG_PATTERN = new RegExp(SLUG);
 const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 
 /**
- * What a path value such as `:provider` or `:game` names (contract section 4): an all-digit value
+ * What a path value such as `:provider` or `:game` names (docs/api.md section 4): an all-digit value
  * is an id, anything else a code or slug; undefined when it can be neither, so no query is run.
  */
 export function pathKey(value: string): { id: number } | { code: string } | undefined {

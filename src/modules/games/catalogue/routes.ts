@@ -19,7 +19,7 @@ const ProviderParams = Type.Object({
   provider: Type.String({ maxLength: 255, description: 'The provider id (all digits) or its code.' }),
 });
 
-/** The customer catalogue (contract section 7) and the admin providers and provider games. */
+/** The customer catalogue (docs/api.md section 7) and the admin providers and provider games. */
 export function registerCatalogueRoutes(
   app: App,
   ctx: AppContext,
@@ -59,7 +59,7 @@ export function registerCatalogueRoutes(
         response: { 200: pageSchema(ProviderGameRecord), ...errorResponses },
       },
       // The provider in the path is looked up after sign-in and before the query is validated:
-      // a disabled or unknown one is a 404 whatever the query (contract section 3). Cache hits
+      // a disabled or unknown one is a 404 whatever the query (docs/api.md section 3). Cache hits
       // are answered without a promise here and in the handler: this is the platform's hottest read.
       // Each either calls `done` (sends) or returns a promise, never both.
       preValidation: (request, _reply, done) => {

@@ -83,7 +83,7 @@ export interface SeedDependencies {
 }
 
 /**
- * `croupier seed:demo` (contract section 11): the built-in demo provider with three games and
+ * `croupier seed:demo` (docs/api.md section 11): the built-in demo provider with three games and
  * their thumbnails, two in-house games, and a demo player with a balance. Idempotent: what exists
  * is left as it is (the provider's secret, the player's password), and the funds are one ledger
  * line under a fixed key, so a second run adds nothing.

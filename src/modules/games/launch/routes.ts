@@ -13,7 +13,7 @@ const LaunchRecord = Type.Object({
   token: Type.String({ description: `The single-use launch token, valid for ${LAUNCH_TOKEN_LIFE_S} seconds.` }),
 });
 
-/** GET /api/provider-games/:game/launch (contract section 7). */
+/** GET /api/provider-games/:game/launch (docs/api.md section 7). */
 export function registerLaunchRoutes(app: App, service: LaunchService): void {
   // The game the path names, found before the query is validated (404 comes before 422).
   const found = new WeakMap<FastifyRequest, LaunchableGame>();
@@ -34,7 +34,7 @@ export function registerLaunchRoutes(app: App, service: LaunchService): void {
         response: { 200: Type.Object({ data: LaunchRecord }), 502: MessageBody, ...errorResponses },
       },
       preValidation: async (request) => {
-        // The contract's order: signed in (the guard) → throttle (429) → the record in the path (404).
+        // The order of docs/api.md section 3: signed in (the guard) → throttle (429) → the record in the path (404).
         await service.throttle(currentUser(request).id);
         const { game } = request.params as { game?: unknown };
         const launchable = typeof game === 'string' ? await service.findLaunchable(game) : undefined;

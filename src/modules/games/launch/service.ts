@@ -35,7 +35,7 @@ export interface LaunchableGame {
 }
 
 export interface LaunchAnswer extends Launch {
-  /** The launch token (contract section 7); only its SHA-256 digest is stored. */
+  /** The launch token (docs/api.md section 7); only its SHA-256 digest is stored. */
   token: string;
 }
 

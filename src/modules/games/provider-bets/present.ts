@@ -6,7 +6,7 @@ import { PROVIDER_BET_STATUS, providerTransactions } from '../seamless-wallet/ta
 
 export const BetStatusFilter = codeSchema(PROVIDER_BET_STATUS, { 'x-message': 'The selected :attribute is invalid.' });
 
-/** Contract section 5, "Provider bet": one game round. */
+/** docs/api.md section 5, "Provider bet": one game round. */
 export const ProviderBetRecord = Type.Object({
   id: Type.Integer(),
   user_id: Type.Integer(),

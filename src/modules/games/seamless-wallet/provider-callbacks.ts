@@ -66,10 +66,10 @@ function answerOf(row: WalletAnswerRow, session: string | null): WalletAnswer {
 }
 
 /**
- * The game providers' callbacks to the seamless wallet (contract section 9), not the player's
+ * The game providers' callbacks to the seamless wallet (docs/api.md section 9), not the player's
  * wallet (src/modules/wallet/): the provider named in the path, its adapter's signature check on
  * the raw body, the call read in our terms, then one wallet function per call (the rules are in
- * SQL, docs/decisions/0003), and the answer worded back. Transport failures are the contract's
+ * SQL, docs/decisions/0003), and the answer worded back. Transport failures are docs/api.md's
  * errors (404, 401, 422); every business outcome is an HTTP 200 in the provider's words.
  */
 export class ProviderCallbacks {

@@ -31,7 +31,7 @@ const Answer = Type.Object(
 );
 
 /**
- * POST /api/providers/:provider/wallet/:action (contract section 9, docs/games.md "Seamless
+ * POST /api/providers/:provider/wallet/:action (docs/api.md section 9, docs/games.md "Seamless
  * wallet"): a game provider's callback. Machine callers: no cookies, no CSRF; the raw body is
  * kept for the signature.
  */

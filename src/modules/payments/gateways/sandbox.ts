@@ -18,7 +18,7 @@ export interface SandboxOptions {
   merchantCity: string;
 }
 
-/** `X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (contract section 11). */
+/** `X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (docs/api.md section 11). */
 export const sandboxSignature = signBody;
 
 function objectBody(rawBody: string): Record<string, unknown> {
