@@ -138,6 +138,16 @@ export function formatUnits(cents: bigint): string {
   return negative ? `-${text}` : text;
 }
 
+/**
+ * An amount as a player in Brazil reads it, on the pages we serve: `R$ 1.000,00` (Intl puts a
+ * no-break space after the symbol). Written with no type annotation in its body on purpose: the
+ * demo slot's page runs this very function's source in the browser, so the slot and the payment
+ * page format money alike from one definition. `units` as from toUnits.
+ */
+export const displayMoney: (units: number, currency: string) => string = function displayMoney(units, currency) {
+  return new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(units);
+};
+
 /** Basis points as a JSON percentage: 1250n → 12.5. */
 export function rateToPercent(bp: bigint): number {
   return toUnits(bp);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -9,18 +9,7 @@ import { startApp, type TestApp } from '../helpers/app.ts';
 import { createGame, createProvider, launch } from '../games/helpers.ts';
 import { balanceOf, ledgerOf } from '../wallet/helpers.ts';
 import { fund } from '../withdrawals/helpers.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const missing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`;
+import { CHROMIUM, CHROMIUM_ARGS, missing } from './chromium.ts';
 
 describe('the demo slot in a real browser', { skip: missing }, () => {
   let app: TestApp;

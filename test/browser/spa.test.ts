@@ -1,24 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startApp, uniqueEmail, type TestApp } from '../helpers/app.ts';
+import { CHROMIUM, CHROMIUM_ARGS, missing } from './chromium.ts';
 import { FRONTEND_URL, startFrontend, type Frontend } from './frontend.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-/** Chromium's background services cannot reach the network here, and must not try. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface Step {
   name: string;
@@ -37,8 +26,6 @@ function freePort(): Promise<number> {
     });
   });
 }
-
-const missing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`;
 
 describe('the SPA in a real browser', { skip: missing }, () => {
   let app: TestApp;

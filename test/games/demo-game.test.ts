@@ -66,7 +66,7 @@ describe('the built-in demo game', () => {
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.ok(res.body.includes(`data-token="${l.token}"`));
     assert.ok(!/(src|href)="https?:/.test(res.body), 'nothing is loaded from anywhere');
-    assert.match(res.body, /return to player 96\.00 %/);
+    assert.match(res.body, /Return to player 96\.00&nbsp;%/);
     // Loading the page redeems nothing: the page's script does, once.
     assert.equal(((await post(t, '/games/demo/open', { token: l.token })).body as Opened).status, 'OK');
 

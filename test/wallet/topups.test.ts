@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { PaymentGateway } from '../../src/modules/payments/gateways/gateway.ts';
@@ -197,6 +198,28 @@ describe('top-ups', () => {
     assert.equal((await player.client.post(`/api/admin/topups/${a.id}/confirm`)).status, 403);
   });
 
+  test('the payment page shows the amount in reais and the PIX code as text, under a policy that lets exactly its inline script and style run', async () => {
+    const t = ctx();
+    const player = await t.player();
+    const topup = await createTopup(player.client, '1150.75');
+    const page = await t.app.inject({ method: 'GET', url: new URL(topup.payment_url!).pathname });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<p class="amount">R\$\u00a01\.150,75<\/p>/);
+    assert.ok(page.body.includes(`<code class="code" id="pix-code">${topup.qr_code}</code>`));
+    // The copy button shows only when the script runs: without it, no button that does nothing.
+    assert.match(page.body, /<button type="button" class="copy" hidden>/);
+    const policy = String(page.headers['content-security-policy']);
+    const hash = (tag: 'script' | 'style') => {
+      const text = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(page.body)![1]!;
+      return `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+    };
+    assert.equal(
+      policy,
+      `default-src 'none'; script-src ${hash('script')}; style-src ${hash('style')}; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+  });
+
   test('the payment page of an unknown id is a JSON 404; a paid top-up shows no QR code any more', async () => {
     const t = ctx();
     const missing = await t.app.inject({ method: 'GET', url: '/pay/AAAAAAAAAAAAAAAAAAAAAAAA' });
@@ -209,5 +232,6 @@ describe('top-ups', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Paid/);
     assert.doesNotMatch(page.body, /<img/);
+    assert.doesNotMatch(page.body, /id="pix-code"/);
   });
 });

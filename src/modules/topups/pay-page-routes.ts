@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { MessageBody } from '../../platform/http/schemas.ts';
-import { renderPayPage } from './pay-page.ts';
+import { PAY_PAGE_POLICY, renderPayPage } from './pay-page.ts';
 import type { TopupService } from './service.ts';
 
 /** GET /pay/:public_id: the payment page a top-up's `payment_url` points to (no session, no CSRF). */
@@ -24,7 +24,7 @@ export function registerPayPageRoutes(app: App, ctx: AppContext, service: TopupS
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
-        .header('content-security-policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
+        .header('content-security-policy', PAY_PAGE_POLICY)
         .header('x-frame-options', 'DENY')
         .send(html);
     },

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
-import { escapeHtml } from '../../platform/http/html.ts';
-import { formatUnits } from '../../platform/money.ts';
+import { escapeHtml, htmlPage, pagePolicy } from '../../platform/http/html.ts';
+import { displayMoney, toUnits } from '../../platform/money.ts';
 import { TOPUP_STATUS, TOPUP_STATUSES, type TopupRow } from './repository.ts';
 
 const STATUS_TEXT: Record<ReturnType<typeof TOPUP_STATUSES.nameOf>, string> = {
@@ -11,41 +11,99 @@ const STATUS_TEXT: Record<ReturnType<typeof TOPUP_STATUSES.nameOf>, string> = {
   unknown: 'Unknown',
 };
 
+/* A card on a phone's whole width, centred on a wider screen; the QR code shrinks with it. */
+const STYLE = `
+*, *::before, *::after { box-sizing: border-box; }
+[hidden] { display: none !important; }
+body { margin: 0; min-height: 100vh; font-family: system-ui, sans-serif; color: #1a1a1a; background: #eef1f5; }
+main { max-width: 26rem; margin: 2rem auto; padding: 1.5rem 1.25rem; background: #fff; border-radius: 1rem;
+  box-shadow: 0 .25rem 1rem rgba(20, 30, 50, .12); text-align: center; }
+@media (max-width: 28rem) { main { margin: 0; border-radius: 0; box-shadow: none; min-height: 100vh; } }
+h1 { font-size: 1.2rem; font-weight: 600; margin: 0 0 .25rem; color: #444; }
+.amount { font-size: 2.2rem; font-weight: 700; margin: 0 0 .75rem; font-variant-numeric: tabular-nums; }
+.status { display: inline-block; margin: 0; padding: .25rem .8rem; border-radius: 1rem; font-size: .9rem; background: #eceff3; color: #444; }
+.status.pending { background: #fff1cc; color: #6b4a00; }
+.status.paid { background: #daf3e1; color: #17602e; }
+.qr { display: block; width: 100%; max-width: 280px; height: auto; margin: 1.25rem auto .5rem; }
+.hint { margin: .5rem 0; color: #444; font-size: .95rem; }
+.code { display: block; padding: .6rem .75rem; border-radius: .5rem; background: #f3f4f6; border: 1px solid #d5d9e0;
+  font-family: ui-monospace, monospace; font-size: .8rem; line-height: 1.45; text-align: left; word-break: break-all;
+  -webkit-user-select: all; user-select: all; }
+.copy { width: 100%; margin-top: .75rem; font: inherit; font-weight: 600; border: 0; border-radius: .5rem; padding: .7rem 1rem;
+  background: #0f766e; color: #fff; cursor: pointer; }
+.copy:hover { background: #115e59; }
+.copy:focus-visible { outline: 3px solid #1a1a1a; outline-offset: 2px; }
+.copy-result { min-height: 1.3rem; margin: .5rem 0 -.5rem; font-size: .9rem; color: #17602e; }
+`;
+
 /**
- * The payment page of a top-up: the QR code as an inline SVG data URL and the copy-and-paste
- * text. Every value is escaped; the page loads nothing from anywhere and runs no script.
+ * The copy button (shown only when this runs, so a page without script has no dead button: the
+ * code stays selectable text). The Clipboard API first; where it is missing or refused (plain
+ * HTTP outside localhost, an old browser), select the code and try the older copy command; if
+ * that fails too, the code is left selected for the device's own copy.
+ */
+const SCRIPT = `
+(() => {
+  const code = document.getElementById('pix-code');
+  const button = document.querySelector('.copy');
+  const result = document.querySelector('.copy-result');
+  if (code === null || button === null || result === null) return;
+  button.hidden = false;
+  const select = () => {
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  };
+  const clipboard = async () => {
+    try { await navigator.clipboard.writeText(code.textContent); return true; } catch { return false; }
+  };
+  const command = () => {
+    select();
+    try { return document.execCommand('copy'); } catch { return false; }
+  };
+  button.addEventListener('click', async () => {
+    if ((await clipboard()) || command()) {
+      button.textContent = 'Copied!';
+      result.textContent = 'The PIX code is on your clipboard: paste it in your bank app.';
+    } else {
+      result.textContent = 'The code is selected: copy it with your device’s copy command.';
+    }
+  });
+})();
+`;
+
+/** The payment page's Content-Security-Policy: its own style and script, the QR code's data: URL, no framing. */
+export const PAY_PAGE_POLICY = pagePolicy({ style: STYLE, script: SCRIPT, images: 'data:', frameAncestors: [] });
+
+/**
+ * The payment page of a top-up: the amount as a Brazilian reads it, the QR code as an inline SVG
+ * data URL, and the copy-and-paste code with its copy button. Every value is escaped; the page
+ * loads nothing from anywhere.
  */
 export async function renderPayPage(topup: TopupRow, appName: string): Promise<string> {
-  const status = topup.status;
-  const amount = `${escapeHtml(topup.currency)} ${formatUnits(topup.amount)}`;
-  let body = `<p class="status">${escapeHtml(STATUS_TEXT[TOPUP_STATUSES.nameOf(status)])}</p>`;
-  if (status === TOPUP_STATUS.pending && topup.qr_code !== null) {
+  const status = TOPUP_STATUSES.nameOf(topup.status);
+  let body = `<p class="status ${status}">${escapeHtml(STATUS_TEXT[status])}</p>`;
+  if (topup.status === TOPUP_STATUS.pending && topup.qr_code !== null) {
     const svg = await QRCode.toString(topup.qr_code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     const image = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
-    body += `<img class="qr" src="${image}" width="280" height="280" alt="PIX QR code">
-    <p>Or copy this PIX code into your bank app:</p>
-    <textarea readonly rows="5">${escapeHtml(topup.qr_code)}</textarea>`;
+    body += `
+<img class="qr" src="${image}" width="280" height="280" alt="PIX QR code">
+<p class="hint" id="code-label">Or copy this PIX code into your bank app:</p>
+<code class="code" id="pix-code">${escapeHtml(topup.qr_code)}</code>
+<button type="button" class="copy" hidden>Copy PIX code</button>
+<p class="copy-result" role="status"></p>`;
   }
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(appName)} – PIX payment</title>
-<style>
-body { font-family: system-ui, sans-serif; max-width: 26rem; margin: 2rem auto; padding: 0 1rem; text-align: center; color: #1a1a1a; }
-.amount { font-size: 2rem; font-weight: 600; margin: .5rem 0; }
-.status { color: #555; }
-.qr { display: block; margin: 1rem auto; }
-textarea { width: 100%; font-family: monospace; font-size: .8rem; word-break: break-all; }
-</style>
-</head>
-<body>
+  return htmlPage({
+    appName,
+    title: 'PIX payment',
+    style: STYLE,
+    script: SCRIPT,
+    body: `<main>
 <h1>PIX payment</h1>
-<p class="amount">${amount}</p>
+<p class="amount">${escapeHtml(displayMoney(toUnits(topup.amount), topup.currency))}</p>
 ${body}
-</body>
-</html>
-`;
+</main>`,
+  });
 }

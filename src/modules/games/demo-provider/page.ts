@@ -1,37 +1,54 @@
-import { createHash } from 'node:crypto';
-import { escapeHtml } from '../../../platform/http/html.ts';
+import { htmlPage, pagePolicy } from '../../../platform/http/html.ts';
+import { displayMoney } from '../../../platform/money.ts';
 import { ONE_CHERRY, RTP, THREE_OF_A_KIND, TWO_CHERRIES, type SlotSymbol } from './paytable.ts';
+import { SYMBOL_NAMES, symbolSprite, symbolUse, type Drawing } from './symbols.ts';
 
-/** How the page draws each symbol (text only: the page loads nothing from anywhere). */
-export const GLYPHS: Record<SlotSymbol, string> = { seven: '7', bar: 'BAR', bell: '🔔', melon: '🍉', lemon: '🍋', cherry: '🍒' };
-const NAMES: Record<SlotSymbol, string> = { seven: 'Seven', bar: 'Bar', bell: 'Bell', melon: 'Melon', lemon: 'Lemon', cherry: 'Cherry' };
-
+/*
+ * Sizes follow the viewport: the reels share the cabinet's width in three equal columns and stay
+ * square, their symbols are a share of the reel, and nothing has a fixed width that could stick
+ * out of a 320 px phone (test/browser/pages-look.test.ts checks 320 to 1280 px).
+ */
 const STYLE = `
-body { font-family: system-ui, sans-serif; background: #14161c; color: #f2f2f2; margin: 0; padding: 1rem; text-align: center; }
-h1 { font-size: 1.4rem; margin: .5rem 0 1rem; }
-.balance { font-size: 1.1rem; margin-bottom: 1rem; }
-.reels { display: flex; justify-content: center; gap: .6rem; margin: 0 auto 1rem; }
-.reel { width: 5.5rem; height: 5.5rem; border-radius: .6rem; background: #fff; color: #1a1a1a; font-size: 2.6rem; font-weight: 700;
-  display: flex; align-items: center; justify-content: center; }
-.reel.spinning { animation: blur .12s linear infinite; }
-@keyframes blur { 50% { transform: translateY(4px); opacity: .6; } }
-.stakes { display: flex; justify-content: center; gap: .4rem; flex-wrap: wrap; margin-bottom: .8rem; }
-button { font: inherit; border: 0; border-radius: .4rem; padding: .45rem .8rem; background: #2b2f3a; color: inherit; cursor: pointer; }
+*, *::before, *::after { box-sizing: border-box; }
+body { margin: 0; min-height: 100vh; font-family: system-ui, sans-serif; color: #f2f2f2; text-align: center;
+  background: radial-gradient(ellipse at top, #2a2f3c, #12141a 70%) fixed #12141a; }
+main { max-width: 26rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.4rem; margin: .25rem 0 .75rem; letter-spacing: .02em; }
+.demo { color: #f5c542; font-size: .85rem; margin: 0 0 .5rem; }
+.balance { font-size: 1.1rem; margin: 0 0 .9rem; font-variant-numeric: tabular-nums; }
+.sprite { position: absolute; width: 0; height: 0; overflow: hidden; }
+.cabinet { max-width: 22rem; margin: 0 auto 1rem; padding: .7rem; border-radius: 1rem;
+  background: linear-gradient(#343946, #1d2029); border: 2px solid #e0a100; box-shadow: 0 .5rem 1.5rem rgba(0, 0, 0, .45); }
+.reels { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: .5rem; }
+.reel { aspect-ratio: 1; border-radius: .6rem; display: grid; place-items: center; overflow: hidden;
+  background: linear-gradient(#c9ced8, #fff 24%, #fff 76%, #c9ced8); box-shadow: inset 0 0 0 1px rgba(0, 0, 0, .25); }
+.reel .symbol { width: 74%; height: 74%; }
+.reel.spinning .symbol { animation: blur .12s linear infinite; }
+@keyframes blur { 50% { transform: translateY(6%); opacity: .55; } }
+.stake-label { font-size: .85rem; color: #b9bfcc; margin: 0 0 .4rem; }
+.stakes { display: flex; justify-content: center; gap: .4rem; flex-wrap: wrap; margin-bottom: .9rem; }
+button { font: inherit; border: 0; border-radius: .45rem; padding: .45rem .7rem; background: #2b2f3a; color: inherit; cursor: pointer; }
+.stakes button { font-size: .9rem; font-variant-numeric: tabular-nums; }
 button.chosen { background: #3a7bd5; }
-button.spin { background: #e0a100; color: #1a1a1a; font-weight: 700; font-size: 1.2rem; padding: .6rem 2.4rem; }
+button.spin { background: #e0a100; color: #1a1a1a; font-weight: 700; font-size: 1.2rem; padding: .6rem 2.6rem; }
 button:disabled { opacity: .5; cursor: default; }
+button:focus-visible { outline: 2px solid #fff; outline-offset: 2px; }
 .message { min-height: 1.5rem; margin: .8rem 0; }
 .message.win { color: #6fdc6f; font-weight: 700; }
-table { margin: 1rem auto 0; border-collapse: collapse; font-size: .9rem; }
-td, th { padding: .2rem .8rem; border-bottom: 1px solid #2b2f3a; }
-.demo { color: #e0a100; font-size: .85rem; }
+table { width: 100%; max-width: 22rem; margin: 1.25rem auto 0; border-collapse: collapse; font-size: .85rem; }
+caption { color: #b9bfcc; padding-bottom: .4rem; }
+td { padding: .3rem .4rem; border-bottom: 1px solid #2b2f3a; text-align: left; }
+td.line, td.pays { width: 1%; white-space: nowrap; }
+td.pays { text-align: right; font-variant-numeric: tabular-nums; }
+.line .symbol { width: 1.5rem; height: 1.5rem; vertical-align: middle; background: #fff; border-radius: .25rem; margin-right: .15rem; }
 `;
 
 /** Runs once the page loaded: redeems the launch token, then spins on demand (docs/games.md, "Demo game"). */
 const SCRIPT = `
 (() => {
+  ${String(displayMoney)}
   const data = document.body.dataset;
-  const glyphs = JSON.parse(data.glyphs);
+  const names = JSON.parse(data.names);
   const reels = [...document.querySelectorAll('.reel')];
   const balance = document.querySelector('.balance');
   const message = document.querySelector('.message');
@@ -46,13 +63,17 @@ const SCRIPT = `
   };
   let session = null;
   let demo = false;
-  let currency = 'BRL';
+  let currency = data.currency;
   let credits = 0;
   let stake = 1;
 
-  const money = (units) => new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(units);
+  const money = (units) => displayMoney(units, currency);
   const say = (text, win = false) => { message.textContent = text; message.classList.toggle('win', win); };
   const show = (units) => { if (units !== null && units !== undefined) balance.textContent = (demo ? 'Play credits: ' : 'Balance: ') + money(units); };
+  const draw = (reel, symbol) => {
+    reel.querySelector('use').setAttribute('href', '#symbol-' + symbol);
+    reel.setAttribute('aria-label', names[symbol]);
+  };
   const refusal = (status) => messages[status] || 'The game is not available right now.';
   async function post(path, body) {
     const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -62,7 +83,10 @@ const SCRIPT = `
 
   stakeButtons.forEach((button) => button.addEventListener('click', () => {
     stake = Number(button.dataset.stake);
-    stakeButtons.forEach((other) => other.classList.toggle('chosen', other === button));
+    stakeButtons.forEach((other) => {
+      other.classList.toggle('chosen', other === button);
+      other.setAttribute('aria-pressed', String(other === button));
+    });
   }));
 
   spinButton.addEventListener('click', async () => {
@@ -71,9 +95,7 @@ const SCRIPT = `
     reels.forEach((reel) => reel.classList.add('spinning'));
     try {
       const answer = await post('/games/demo/spin', demo ? { session, stake, credits } : { session, stake });
-      if (answer.status === 'OK' || answer.status === 'UNSETTLED') {
-        answer.reels.forEach((symbol, i) => { reels[i].textContent = glyphs[symbol]; });
-      }
+      if (answer.status === 'OK' || answer.status === 'UNSETTLED') answer.reels.forEach((symbol, i) => draw(reels[i], symbol));
       if (demo && answer.balance !== null) credits = answer.balance;
       show(answer.balance);
       if (answer.status === 'OK') say(answer.win > 0 ? 'You win ' + money(answer.win) + '!' : 'No win this time.', answer.win > 0);
@@ -95,6 +117,7 @@ const SCRIPT = `
       currency = answer.currency;
       credits = answer.balance;
       document.querySelector('.demo').hidden = !demo;
+      stakeButtons.forEach((button) => { button.textContent = money(Number(button.dataset.stake)); });
       show(answer.balance);
       spinButton.disabled = false;
     } catch {
@@ -104,63 +127,64 @@ const SCRIPT = `
 })();
 `;
 
-const digest = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
-
 /**
  * The page's Content-Security-Policy: nothing loads from anywhere; the one inline script and
  * style run by their hashes; requests go only to this origin; embedding only by the front end.
  */
 export function demoPagePolicy(frameAncestors: string[]): string {
-  return [
-    "default-src 'none'",
-    `script-src ${digest(SCRIPT)}`,
-    `style-src ${digest(STYLE)}`,
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    `frame-ancestors 'self' ${frameAncestors.join(' ')}`.trim(),
-  ].join('; ');
+  return pagePolicy({ style: STYLE, script: SCRIPT, connectSelf: true, frameAncestors: ["'self'", ...frameAncestors] });
 }
 
 const STAKES = [0.1, 0.5, 1, 2, 5, 10];
 
+function line(drawings: Drawing[], label: string, description: string, pays: number): string {
+  const symbols = drawings.map(symbolUse).join('');
+  return `<tr><td class="line" role="img" aria-label="${label}">${symbols}</td><td>${description}</td><td class="pays">${pays}×</td></tr>`;
+}
+
 function paytableRows(): string {
-  const rows = (Object.entries(THREE_OF_A_KIND) as [SlotSymbol, number][]).map(
-    ([symbol, pays]) =>
-      `<tr><td>${GLYPHS[symbol]} ${GLYPHS[symbol]} ${GLYPHS[symbol]}</td><td>${NAMES[symbol]} ×3</td><td>${pays}×</td></tr>`,
+  const rows = (Object.entries(THREE_OF_A_KIND) as [SlotSymbol, number][]).map(([symbol, pays]) =>
+    line([symbol, symbol, symbol], `Three ${SYMBOL_NAMES[symbol]}s`, `${SYMBOL_NAMES[symbol]} ×3`, pays),
   );
-  rows.push(`<tr><td>🍒 🍒 –</td><td>Cherries on reels 1 and 2</td><td>${TWO_CHERRIES}×</td></tr>`);
-  rows.push(`<tr><td>🍒 – –</td><td>Cherry on reel 1</td><td>${ONE_CHERRY}×</td></tr>`);
+  rows.push(line(['cherry', 'cherry', 'any'], 'Cherry, cherry, any other', 'Cherries on reels 1 and 2', TWO_CHERRIES));
+  rows.push(line(['cherry', 'any', 'any'], 'Cherry, any, any', 'Cherry on reel 1', ONE_CHERRY));
   return rows.join('\n');
 }
 
-/** The slot's page for one launch token (already checked to be letters and digits). */
-export function renderDemoPage(token: string, appName: string): string {
+function reel(symbol: SlotSymbol): string {
+  return `<div class="reel" role="img" aria-label="${SYMBOL_NAMES[symbol]}">${symbolUse(symbol)}</div>`;
+}
+
+/**
+ * The slot's page for one launch token (already checked to be letters and digits). Stakes are
+ * labelled in `currency` (the instance's default) until the session says its own.
+ */
+export function renderDemoPage(token: string, appName: string, currency: string): string {
   const rtp = ((Number(RTP.paid) / Number(RTP.staked)) * 100).toFixed(2);
-  const stakes = STAKES.map((stake) => `<button data-stake="${stake}"${stake === 1 ? ' class="chosen"' : ''}>${stake.toFixed(2)}</button>`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(appName)} – Demo slot</title>
-<style>${STYLE}</style>
-</head>
-<body data-token="${escapeHtml(token)}" data-glyphs="${escapeHtml(JSON.stringify(GLYPHS))}">
+  const stakes = STAKES.map(
+    (stake) =>
+      `<button type="button" data-stake="${stake}" aria-pressed="${stake === 1}"${stake === 1 ? ' class="chosen"' : ''}>${displayMoney(stake, currency)}</button>`,
+  );
+  return htmlPage({
+    appName,
+    title: 'Demo slot',
+    style: STYLE,
+    script: SCRIPT,
+    bodyAttributes: { 'data-token': token, 'data-currency': currency, 'data-names': JSON.stringify(SYMBOL_NAMES) },
+    body: `${symbolSprite()}
+<main>
 <h1>Demo slot</h1>
 <p class="demo" hidden>Demo mode: play credits, no real money.</p>
-<p class="balance">Loading…</p>
-<div class="reels"><div class="reel">7</div><div class="reel">7</div><div class="reel">7</div></div>
-<div class="stakes">${stakes.join('')}</div>
-<button class="spin" disabled>Spin</button>
+<p class="balance">Loading...</p>
+<div class="cabinet"><div class="reels">${reel('seven')}${reel('seven')}${reel('seven')}</div></div>
+<p class="stake-label" id="stake-label">Stake</p>
+<div class="stakes" role="group" aria-labelledby="stake-label">${stakes.join('')}</div>
+<button type="button" class="spin" disabled>Spin</button>
 <p class="message" role="status"></p>
 <table>
-<caption>Paytable (stakes paid, one line; return to player ${rtp} %)</caption>
+<caption>Paytable: stakes paid on the line<br>Return to player ${rtp}&nbsp;%</caption>
 ${paytableRows()}
 </table>
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+</main>`,
+  });
 }

@@ -66,7 +66,7 @@ export function registerDemoGameRoutes(app: App, ctx: AppContext, server: DemoGa
         .header('referrer-policy', 'no-referrer')
         .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', policy)
-        .send(renderDemoPage(request.query.token, ctx.config.appName)),
+        .send(renderDemoPage(request.query.token, ctx.config.appName, ctx.config.defaultCurrency)),
   );
 
   app.post(
