@@ -58,6 +58,7 @@ import { PgInvalidationBus } from './platform/cache/pg-invalidation.ts';
 import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
 import { logDestination } from './platform/log-output.ts';
 import { loggableUrl } from './platform/log-safety.ts';
+import { docsUiOptions, openapiOptions } from './platform/http/openapi.ts';
 import { Metrics } from './platform/metrics/registry.ts';
 import { noMoneyEvents } from './platform/metrics/money.ts';
 import { registerMetrics } from './platform/metrics/routes.ts';
@@ -212,13 +213,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     maxAge: 7200,
     optionsSuccessStatus: 204,
   });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'croupier', version: '1', description: 'Accounts, wallet, payments, games and administration.' },
-      servers: [{ url: config.appUrl }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swagger, openapiOptions(config));
+  await app.register(swaggerUi, docsUiOptions());
 
   // Hooks every request passes through are written with `done`: an async hook costs each request
   // a promise and a turn of the microtask queue for work that never waits (docs/benchmarks.md).

@@ -39,7 +39,12 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
   app.post(
     '/api/login',
     {
-      schema: { tags, body: S.LoginBody, response: { 200: S.LoginResponse, ...errorResponses } },
+      schema: {
+        tags,
+        summary: 'Sign in with e-mail and password (answers `two_factor: true` when a code must follow)',
+        body: S.LoginBody,
+        response: { 200: S.LoginResponse, ...errorResponses },
+      },
       // The lockout answers before validation, as in Fortify: order is CSRF → throttle → 422.
       preValidation: async (request) => {
         const email: unknown = request.body?.email;
@@ -69,7 +74,12 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
   app.post(
     '/api/two-factor-challenge',
     {
-      schema: { tags, body: S.ChallengeBody, response: { 204: NoContent, ...errorResponses } },
+      schema: {
+        tags,
+        summary: 'Finish a two-factor sign-in with a code from the authenticator app or a recovery code',
+        body: S.ChallengeBody,
+        response: { 204: NoContent, ...errorResponses },
+      },
       preValidation: async (request) => {
         const pending = request.session?.pendingUserId;
         if (pending === null || pending === undefined) return;
@@ -99,7 +109,12 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
   app.post(
     '/api/register',
     {
-      schema: { tags, body: S.RegisterBody, response: { 201: EmptyString, ...errorResponses } },
+      schema: {
+        tags,
+        summary: 'Create an account and sign in to it',
+        body: S.RegisterBody,
+        response: { 201: EmptyString, ...errorResponses },
+      },
       preValidation: async (request) => {
         if (request.user !== null) throw new ConflictError('Already signed in.', 'already_signed_in');
       },
@@ -117,7 +132,14 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.post(
     '/api/forgot-password',
-    { schema: { tags, body: S.ForgotPasswordBody, response: { 200: MessageBody, ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: 'E-mail a password reset link',
+        body: S.ForgotPasswordBody,
+        response: { 200: MessageBody, ...errorResponses },
+      },
+    },
     async (request) => {
       await resets.sendLink(request.body.email);
       return { message: RESET_MESSAGES.sent };
@@ -126,7 +148,14 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.post(
     '/api/reset-password',
-    { schema: { tags, body: S.ResetPasswordBody, response: { 200: MessageBody, ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: 'Set a new password with the token of a reset link',
+        body: S.ResetPasswordBody,
+        response: { 200: MessageBody, ...errorResponses },
+      },
+    },
     async (request) => {
       const body = request.body;
       await resets.reset({
@@ -141,7 +170,10 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.post(
     '/api/logout',
-    { config: { auth: true }, schema: { tags, response: { 204: NoContent, ...errorResponses } } },
+    {
+      config: { auth: true },
+      schema: { tags, summary: 'Sign out (forgets remembered devices)', response: { 204: NoContent, ...errorResponses } },
+    },
     async (request, reply) => {
       const user = currentUser(request);
       await accounts.forgetRememberedDevices(user.id);
@@ -156,7 +188,12 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
     '/api/user/confirmed-password-status',
     {
       config: { auth: true },
-      schema: { tags, querystring: S.ConfirmedStatusQuery, response: { 200: S.ConfirmedResponse, ...errorResponses } },
+      schema: {
+        tags,
+        summary: 'Whether the password was confirmed recently enough in this session',
+        querystring: S.ConfirmedStatusQuery,
+        response: { 200: S.ConfirmedResponse, ...errorResponses },
+      },
     },
     async (request, reply) => {
       const at = request.session?.passwordConfirmedAt;
@@ -171,7 +208,15 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.post(
     '/api/user/confirm-password',
-    { config: { auth: true }, schema: { tags, body: S.ConfirmPasswordBody, response: { 201: EmptyString, ...errorResponses } } },
+    {
+      config: { auth: true },
+      schema: {
+        tags,
+        summary: 'Confirm the password before a sensitive change',
+        body: S.ConfirmPasswordBody,
+        response: { 201: EmptyString, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       const user = currentUser(request);
       if (!(await accounts.checkPassword(user.id, request.body.password))) {
@@ -186,7 +231,15 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.post(
     '/api/user/two-factor-authentication',
-    { config: twoFactor, schema: { tags, body: S.EnableTwoFactorBody, response: { 200: EmptyString, ...errorResponses } } },
+    {
+      config: twoFactor,
+      schema: {
+        tags,
+        summary: 'Turn two-factor authentication on (unconfirmed until a code is sent)',
+        body: S.EnableTwoFactorBody,
+        response: { 200: EmptyString, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       await accounts.enableTwoFactor(currentUser(request).id, truthy(request.body.force));
       return sendEmptyString(reply);
@@ -195,7 +248,10 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.delete(
     '/api/user/two-factor-authentication',
-    { config: twoFactor, schema: { tags, response: { 200: EmptyString, ...errorResponses } } },
+    {
+      config: twoFactor,
+      schema: { tags, summary: 'Turn two-factor authentication off', response: { 200: EmptyString, ...errorResponses } },
+    },
     async (request, reply) => {
       await accounts.disableTwoFactor(currentUser(request).id);
       return sendEmptyString(reply);
@@ -204,13 +260,19 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.get(
     '/api/user/two-factor-qr-code',
-    { config: twoFactor, schema: { tags, response: { 200: S.QrCodeResponse, ...errorResponses } } },
+    {
+      config: twoFactor,
+      schema: { tags, summary: 'The QR code to scan into an authenticator app (SVG and its otpauth URL)', response: { 200: S.QrCodeResponse, ...errorResponses } },
+    },
     async (request) => (await accounts.qrCode(currentUser(request).id)) ?? [],
   );
 
   app.get(
     '/api/user/two-factor-secret-key',
-    { config: twoFactor, schema: { tags, response: { 200: S.SecretKeyResponse, ...errorResponses } } },
+    {
+      config: twoFactor,
+      schema: { tags, summary: 'The two-factor secret key, to type in by hand', response: { 200: S.SecretKeyResponse, ...errorResponses } },
+    },
     async (request) => {
       const secretKey = await accounts.secretKey(currentUser(request).id);
       if (secretKey === null) throw new NotFoundError('Two factor authentication has not been enabled.');
@@ -220,7 +282,15 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.post(
     '/api/user/confirmed-two-factor-authentication',
-    { config: twoFactor, schema: { tags, body: S.ConfirmTwoFactorBody, response: { 200: EmptyString, ...errorResponses } } },
+    {
+      config: twoFactor,
+      schema: {
+        tags,
+        summary: 'Confirm two-factor authentication with a first code',
+        body: S.ConfirmTwoFactorBody,
+        response: { 200: EmptyString, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       await accounts.confirmTwoFactor(currentUser(request).id, request.body.code);
       return sendEmptyString(reply);
@@ -229,13 +299,19 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.get(
     '/api/user/two-factor-recovery-codes',
-    { config: twoFactor, schema: { tags, response: { 200: S.RecoveryCodesResponse, ...errorResponses } } },
+    {
+      config: twoFactor,
+      schema: { tags, summary: 'The two-factor recovery codes', response: { 200: S.RecoveryCodesResponse, ...errorResponses } },
+    },
     async (request) => accounts.recoveryCodes(currentUser(request).id),
   );
 
   app.post(
     '/api/user/two-factor-recovery-codes',
-    { config: twoFactor, schema: { tags, response: { 200: EmptyString, ...errorResponses } } },
+    {
+      config: twoFactor,
+      schema: { tags, summary: 'Replace the recovery codes with new ones', response: { 200: EmptyString, ...errorResponses } },
+    },
     async (request, reply) => {
       await accounts.regenerateRecoveryCodes(currentUser(request).id);
       return sendEmptyString(reply);
@@ -244,7 +320,15 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.put(
     '/api/user/password',
-    { config: { auth: true }, schema: { tags, body: S.UpdatePasswordBody, response: { 200: EmptyString, ...errorResponses } } },
+    {
+      config: { auth: true },
+      schema: {
+        tags,
+        summary: 'Change the password (the current one is asked)',
+        body: S.UpdatePasswordBody,
+        response: { 200: EmptyString, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       const user = currentUser(request);
@@ -261,7 +345,10 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
 
   app.put(
     '/api/user/profile-information',
-    { config: { auth: true }, schema: { tags, body: S.UpdateProfileBody, response: { 200: EmptyString, ...errorResponses } } },
+    {
+      config: { auth: true },
+      schema: { tags, summary: 'Change the name and e-mail', body: S.UpdateProfileBody, response: { 200: EmptyString, ...errorResponses } },
+    },
     async (request, reply) => {
       const body = request.body;
       await accounts.updateProfile(currentUser(request).id, body.name, body.email);

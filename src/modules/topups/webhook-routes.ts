@@ -29,7 +29,7 @@ export function registerTopupWebhookRoutes(app: App, service: TopupService): voi
     scope.post(
       '/api/webhooks/payments/:gateway',
       {
-        config: { stateless: true },
+        config: { stateless: true, signedBy: 'gateway' },
         schema: {
           tags: ['Integrations'],
           summary: 'Payment gateway notification (HMAC-signed, idempotent on the gateway payment id)',

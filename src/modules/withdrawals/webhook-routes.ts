@@ -29,7 +29,7 @@ export function registerPayoutWebhookRoutes(app: App, service: WithdrawalService
     scope.post(
       '/api/webhooks/payouts/:gateway',
       {
-        config: { stateless: true },
+        config: { stateless: true, signedBy: 'gateway' },
         schema: {
           tags: ['Integrations'],
           summary: 'Payout gateway notification (HMAC-signed): completes or fails an approved withdrawal exactly once',

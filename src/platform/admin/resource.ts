@@ -112,7 +112,10 @@ export interface AdminResource<T extends ListTable, S extends SelectedFields, R 
   param: string;
   /** Permission base: `users` → `users.view` for reads, `users.manage` for writes. */
   permission: string;
+  /** `Admin: <records>`; the records' name also words the summaries (`List bank cards`). */
   tag: string;
+  /** One record's name when it is not the tag's name without its final `s` (`bank card`). */
+  singular?: string;
   table: T;
   /** The row; default the table's columns. */
   select?: S;
@@ -196,6 +199,13 @@ function uniqueRules(resource: AnyResource): (UniqueRule & { key: string; constr
   });
 }
 
+/** The names a resource's summaries use: `bank cards`, `a bank card`. */
+function namesOf(resource: { tag: string; singular?: string }): { many: string; one: string } {
+  const many = resource.tag.replace(/^Admin: /, '');
+  const singular = resource.singular ?? many.replace(/s$/, '');
+  return { many, one: `${/^[aeio]/i.test(singular) ? 'an' : 'a'} ${singular}` };
+}
+
 function permissionOf(resource: { permission: string }, write: boolean): string {
   return `${resource.permission}.${write ? 'manage' : 'view'}`;
 }
@@ -212,6 +222,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
   const source = sourceOf(resource);
   const actions = new Set(resource.actions ?? ALL_ACTIONS);
   const tags = [resource.tag];
+  const { many, one } = namesOf(resource);
   const itemPath = `${resource.path}/:${resource.param}`;
   const Params = idParams(resource.param);
   const Wrapped = Type.Object({ data: resource.record });
@@ -278,7 +289,10 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
       {
         schema: {
           tags,
-          summary: resource.sort === undefined ? 'List (paginated, newest first)' : `List (paginated, by ${resource.sort.name} then id)`,
+          summary:
+            resource.sort === undefined
+              ? `List ${many} (paginated, newest first)`
+              : `List ${many} (paginated, by ${resource.sort.name} then id)`,
           querystring: listQuerySchema(source),
           response: { 200: pageSchema(resource.record), ...errorResponses },
         },
@@ -295,7 +309,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
     app.get(
       itemPath,
       {
-        schema: { tags, summary: 'Show one', params: Params, response: { 200: Wrapped, ...errorResponses } },
+        schema: { tags, summary: `Show ${one}`, params: Params, response: { 200: Wrapped, ...errorResponses } },
         config: { permission: permissionOf(resource, false) },
       },
       async (request) => {
@@ -311,7 +325,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
     app.post(
       resource.path,
       {
-        schema: { tags, summary: 'Create', body: createBody, response: { 201: Wrapped, ...errorResponses } },
+        schema: { tags, summary: `Create ${one}`, body: createBody, response: { 201: Wrapped, ...errorResponses } },
         config: { permission: permissionOf(resource, true) },
       },
       async (request, reply) => {
@@ -332,7 +346,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
         url: itemPath,
         schema: {
           tags,
-          summary: method === 'PUT' ? 'Update (fields left out keep their value)' : 'Update (same as PUT)',
+          summary: method === 'PUT' ? `Update ${one} (fields left out keep their value)` : `Update ${one} (same as PUT)`,
           params: Params,
           body: updateBody,
           response: { 200: Wrapped, ...errorResponses },
@@ -353,7 +367,7 @@ export function registerResource<T extends ListTable, S extends SelectedFields, 
     app.delete(
       itemPath,
       {
-        schema: { tags, summary: 'Delete', params: Params, response: { 204: NoContent, ...errorResponses } },
+        schema: { tags, summary: `Delete ${one}`, params: Params, response: { 204: NoContent, ...errorResponses } },
         config: { permission: permissionOf(resource, true) },
       },
       async (request, reply) => {

@@ -18,6 +18,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Machine callers (webhooks, provider callbacks, health): no cookies, no session, no CSRF. */
     stateless?: boolean;
+    /**
+     * A stateless route whose caller signs each request: which signature (the OpenAPI security
+     * scheme, src/platform/http/openapi.ts). The route's service checks it; the guard does not.
+     */
+    signedBy?: 'gateway' | 'provider';
     /** A signed-in user is required (401 otherwise). */
     auth?: boolean;
     /** A permission such as `users.manage` is required (401 for guests, 403 without it). */
@@ -42,7 +47,8 @@ declare module 'fastify' {
   }
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that change nothing, so need no CSRF token. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function submittedToken(request: FastifyRequest): string | undefined {
   const body = request.body as { _token?: unknown } | undefined;

@@ -40,7 +40,7 @@ export function registerProviderCallbackRoutes(app: App, service: ProviderCallba
     scope.post(
       '/api/providers/:provider/wallet/:action',
       {
-        config: { stateless: true },
+        config: { stateless: true, signedBy: 'provider' },
         schema: {
           tags: ['Integrations'],
           summary:
