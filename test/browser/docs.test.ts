@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-/** Chromium's background services cannot reach the network here, and must not try. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const missing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`;
+import { CHROMIUM, CHROMIUM_ARGS, missing } from './chromium.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -95,7 +83,7 @@ describe('/docs in a real browser', { skip: missing }, () => {
 
   test(
     'Try it out signs in, then reads the user (200) and changes the profile (200) with the session and its CSRF token',
-    { timeout: 120_000 },
+    { timeout: 180_000 },
     async () => {
       const account = await app.player({ name: 'Docs Reader' });
       const page = await browser!.newPage();
