@@ -262,7 +262,11 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
     '/api/user/two-factor-qr-code',
     {
       config: twoFactor,
-      schema: { tags, summary: 'The QR code to scan into an authenticator app (SVG and its otpauth URL)', response: { 200: S.QrCodeResponse, ...errorResponses } },
+      schema: {
+        tags,
+        summary: 'The QR code to scan into an authenticator app (SVG and its otpauth URL)',
+        response: { 200: S.QrCodeResponse, ...errorResponses },
+      },
     },
     async (request) => (await accounts.qrCode(currentUser(request).id)) ?? [],
   );
