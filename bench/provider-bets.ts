@@ -4,14 +4,19 @@
 // the call's record with its payload) — from many players, against `pgbench -b tpcb-like` on the
 // same server in the same run (issue 9: at least 60 %). The server runs in its own process
 // (bench/lib/server.ts); autocannon drives it from this one.
+//
+// `--regulation`: the same bets under REGULATION=none and REGULATION=br (every player verified,
+// so the identity check runs and passes) on two servers over the same database, in alternating
+// rounds, instead of pgbench (issue 22: br at least 90 % of none).
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Keyring, sha256 } from '../src/platform/crypto.ts';
 import { signBody } from '../src/platform/signature.ts';
 import { benchDatabase } from './lib/database.ts';
-import { pgbenchRunner } from './lib/pgbench.ts';
-import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun } from './lib/rounds.ts';
+import { cpuSince, databaseCpu, pgbenchRunner } from './lib/pgbench.ts';
+import { median } from './lib/load.ts';
+import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun, type TimedResult } from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -24,9 +29,13 @@ const { values } = parseArgs({
     'pgbench-scale': { type: 'string', default: '10' },
     'pgbench-seconds': { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
+    regulation: { type: 'boolean', default: false },
   },
 });
-const count = positiveCounts(values);
+const compareRegulation = values.regulation;
+/** Issue 22: the bet callback under REGULATION=br keeps at least this share of its rate under none. */
+const REGULATED_TARGET = 0.9;
+const count = positiveCounts({ ...values, regulation: undefined });
 const measured = count('requests');
 const warmup = count('warmup');
 const players = count('players');
@@ -45,6 +54,14 @@ const server = await startServer({
   env: { APP_KEY: `base64:${APP_KEY.toString('base64')}` },
   execArgv: process.env.CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`],
 });
+// Under --regulation, a second server over the same database with the regulated mode on.
+const regulated = compareRegulation
+  ? await startServer({
+      databaseUrl: database.databaseUrl,
+      dataDir: database.dataDir,
+      env: { APP_KEY: `base64:${APP_KEY.toString('base64')}`, REGULATION: 'br' },
+    })
+  : undefined;
 let failed = false;
 try {
   const client = new pg.Client({ connectionString: database.databaseUrl });
@@ -80,6 +97,13 @@ try {
      cross join (select id from provider_games where code = $3) g`,
     [tokens.map(sha256), provider, GAME],
   );
+  if (compareRegulation) {
+    // Every player verified, as an operator's approval leaves them: the br server's identity check passes.
+    await client.query(
+      `insert into user_identities (user_id, cpf, full_name, birth_date, status, verifier, verified_at)
+       select id, lpad(id::text, 11, '0'), 'Bench Player', date '1990-01-01', 'verified', 'manual', now() from users`,
+    );
+  }
   await client.query('vacuum analyze');
 
   // Bodies and signatures are made before each run, players in turn, so the load generator
@@ -101,11 +125,11 @@ try {
     });
   };
   let refused = 0;
-  const run = (amount: number) => {
+  const run = (amount: number, url = server.url) => {
     const requests = signed(amount);
     let index = 0;
     return timedRun({
-      url: `${server.url}/api/providers/${provider}/wallet/bet`,
+      url: `${url}/api/providers/${provider}/wallet/bet`,
       connections,
       amount,
       requests: [
@@ -123,38 +147,132 @@ try {
     });
   };
 
-  const figures = await alternateWithPgbench({
-    rounds,
-    warmup,
-    measured,
-    unit: 'bets',
-    run,
-    serverCpu: () => server.cpu(),
-    client,
-    pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
-  });
-  const { perSecond, pgbenchTps, share } = figures;
-  const failures = figures.failures + figures.warmupFailures;
+  if (regulated !== undefined) {
+    failed = await compareRegulations(
+      client,
+      (amount, url) => run(amount, url),
+      () => refused,
+    );
+    await client.end();
+    process.exitCode = failed ? 1 : 0;
+  } else {
+    const figures = await alternateWithPgbench({
+      rounds,
+      warmup,
+      measured,
+      unit: 'bets',
+      run,
+      serverCpu: () => server.cpu(),
+      client,
+      pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
+    });
+    const { perSecond, pgbenchTps, share } = figures;
+    const failures = figures.failures + figures.warmupFailures;
 
+    const check = await client.query<{ lines: string; rounds: string; calls: string }>(
+      `select (select count(*) from ledger_entries where type = 'bet') as lines,
+      (select count(*) from provider_bets) as rounds,
+      (select count(*) from provider_transactions where outcome = 'OK' and payload is not null) as calls`,
+    );
+    await client.end();
+    const report = await ledgerReport(database);
+
+    const expected = warmup + rounds * measured;
+    console.log(`seamless-wallet bets on ${database.label}`);
+    console.log(
+      `${players} players with a session each, ${connections} connections, ${warmup} warm-up bets, then ${rounds} rounds of ${measured} bets and pgbench (medians)\n`,
+    );
+    console.log(
+      `POST /api/providers/:provider/wallet/bet (signed): ${perSecond.toFixed(0)} bets/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms and database CPU ${figures.dbCpuMs.toFixed(2)} ms per bet)`,
+    );
+    console.log(`pgbench -b tpcb-like:                              ${pgbenchTps.toFixed(0)} tps`);
+    console.log(`share of pgbench:                                  ${(share * 100).toFixed(1)} % (target ≥ 60 %)\n`);
+    const row = check.rows[0]!;
+    console.log(`bet lines: ${row.lines}, rounds: ${row.rounds}, recorded calls: ${row.calls}, refused: ${refused}, failures: ${failures}`);
+    console.log(
+      `ledger:verify: ${report.problems.length === 0 ? 'every balance matches its ledger' : `${report.problems.length} difference(s)`}`,
+    );
+    if (
+      failures > 0 ||
+      refused > 0 ||
+      [row.lines, row.rounds, row.calls].some((value) => Number(value) !== expected) ||
+      report.problems.length > 0
+    ) {
+      console.error(
+        `INVALID RUN: expected ${expected} accepted bets with their lines, rounds and records, no failures and a clean ledger.`,
+      );
+      failed = true;
+    } else if (share < 0.6) {
+      console.error('BELOW TARGET: wallet bets reached less than 60 % of pgbench.');
+      failed = true;
+    }
+  }
+} finally {
+  await server.stop();
+  await regulated?.stop();
+  await database.cleanup();
+}
+process.exit(failed ? 1 : 0);
+
+/**
+ * --regulation: warm-ups on both servers, then rounds alternating none and br (the order
+ * swapped each round, so drift hits both alike). The figure held to the target is the median of
+ * each round's br/none ratio (its two runs back to back, under the same load), as `npm run
+ * bench` does; the CPU the server and the database spend per bet is the figure that hardly
+ * moves with the machine's other load. The run is checked as the pgbench one is (every bet
+ * accepted with its line, round and record, a clean ledger).
+ */
+async function compareRegulations(
+  client: pg.Client,
+  run: (amount: number, url: string) => Promise<TimedResult>,
+  refusedSoFar: () => number,
+): Promise<boolean> {
+  const servers = { none: server, br: regulated! };
+  const failedOf = (result: TimedResult['result']) => result.non2xx + result.errors + result.timeouts;
+  let failures = 0;
+  for (const name of ['none', 'br'] as const) failures += failedOf((await run(warmup, servers[name].url)).result);
+  await client.query('analyze');
+  const figures = {
+    none: { rate: [] as number[], cpu: [] as number[], db: [] as number[] },
+    br: { rate: [] as number[], cpu: [] as number[], db: [] as number[] },
+  };
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const order = round % 2 === 1 ? (['none', 'br'] as const) : (['br', 'none'] as const);
+    for (const name of order) {
+      const before = await servers[name].cpu();
+      const dbBefore = await databaseCpu(client);
+      const { result, seconds } = await run(measured, servers[name].url);
+      figures[name].cpu.push(((await servers[name].cpu()) - before) / result.requests.total / 1000);
+      figures[name].db.push(cpuSince(dbBefore, await databaseCpu(client)) / result.requests.total);
+      failures += failedOf(result);
+      figures[name].rate.push(result.requests.total / seconds);
+    }
+    ratios.push(figures.br.rate.at(-1)! / figures.none.rate.at(-1)!);
+    console.error(
+      `round ${round}: none ${figures.none.rate.at(-1)!.toFixed(0)} bets/s, br ${figures.br.rate.at(-1)!.toFixed(0)} bets/s (${(ratios.at(-1)! * 100).toFixed(1)} %)`,
+    );
+  }
+  const ratio = median(ratios);
   const check = await client.query<{ lines: string; rounds: string; calls: string }>(
     `select (select count(*) from ledger_entries where type = 'bet') as lines,
       (select count(*) from provider_bets) as rounds,
       (select count(*) from provider_transactions where outcome = 'OK' and payload is not null) as calls`,
   );
-  await client.end();
   const report = await ledgerReport(database);
-
-  const expected = warmup + rounds * measured;
-  console.log(`seamless-wallet bets on ${database.label}`);
+  const expected = 2 * (warmup + rounds * measured);
+  console.log(`seamless-wallet bets on ${database.label}, REGULATION=none against br (every player verified)`);
   console.log(
-    `${players} players with a session each, ${connections} connections, ${warmup} warm-up bets, then ${rounds} rounds of ${measured} bets and pgbench (medians)\n`,
+    `${players} players, ${connections} connections, ${warmup} warm-up bets each, then ${rounds} alternating rounds of ${measured} bets (medians)\n`,
   );
-  console.log(
-    `POST /api/providers/:provider/wallet/bet (signed): ${perSecond.toFixed(0)} bets/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms and database CPU ${figures.dbCpuMs.toFixed(2)} ms per bet)`,
-  );
-  console.log(`pgbench -b tpcb-like:                              ${pgbenchTps.toFixed(0)} tps`);
-  console.log(`share of pgbench:                                  ${(share * 100).toFixed(1)} % (target ≥ 60 %)\n`);
+  for (const name of ['none', 'br'] as const) {
+    console.log(
+      `REGULATION=${name.padEnd(4)}: ${median(figures[name].rate).toFixed(0)} bets/s, server CPU ${median(figures[name].cpu).toFixed(3)} ms and database CPU ${median(figures[name].db).toFixed(3)} ms per bet`,
+    );
+  }
+  console.log(`br / none (median of the rounds' ratios): ${(ratio * 100).toFixed(1)} % (target ≥ ${REGULATED_TARGET * 100} %)\n`);
   const row = check.rows[0]!;
+  const refused = refusedSoFar();
   console.log(`bet lines: ${row.lines}, rounds: ${row.rounds}, recorded calls: ${row.calls}, refused: ${refused}, failures: ${failures}`);
   console.log(
     `ledger:verify: ${report.problems.length === 0 ? 'every balance matches its ledger' : `${report.problems.length} difference(s)`}`,
@@ -166,13 +284,11 @@ try {
     report.problems.length > 0
   ) {
     console.error(`INVALID RUN: expected ${expected} accepted bets with their lines, rounds and records, no failures and a clean ledger.`);
-    failed = true;
-  } else if (share < 0.6) {
-    console.error('BELOW TARGET: wallet bets reached less than 60 % of pgbench.');
-    failed = true;
+    return true;
   }
-} finally {
-  await server.stop();
-  await database.cleanup();
+  if (ratio < REGULATED_TARGET) {
+    console.error(`BELOW TARGET: bets under REGULATION=br reached less than ${REGULATED_TARGET * 100} % of none.`);
+    return true;
+  }
+  return false;
 }
-process.exit(failed ? 1 : 0);

@@ -27,11 +27,19 @@ import { DemoWalletClient } from './modules/games/demo-provider/wallet-client.ts
 import { registerProviderBetRoutes } from './modules/games/provider-bets/routes.ts';
 import { ProviderBetService } from './modules/games/provider-bets/service.ts';
 import { ProviderCallbacks } from './modules/games/seamless-wallet/provider-callbacks.ts';
+import { ProviderRequestPruner } from './modules/games/seamless-wallet/request-retention.ts';
 import { registerProviderCallbackRoutes } from './modules/games/seamless-wallet/routes.ts';
 import { Readiness } from './modules/health/readiness.ts';
 import { registerHealthRoutes } from './modules/health/routes.ts';
+import { registerIdentityRoutes } from './modules/kyc/routes.ts';
+import { IdentityService } from './modules/kyc/service.ts';
+import { builtInVerifiers } from './modules/kyc/verifiers/registry.ts';
+import { registerReportRoutes } from './modules/reports/routes.ts';
+import { ReportService } from './modules/reports/service.ts';
 import { registerOperationLogRoutes } from './modules/operation-logs/routes.ts';
 import { builtInGateways } from './modules/payments/gateways/registry.ts';
+import { PixMethods } from './modules/payments/pix-api/methods.ts';
+import { registerPixRoutes } from './modules/pix/routes.ts';
 import { registerPaymentRoutes } from './modules/payments/routes.ts';
 import { registerReferralRoutes } from './modules/referral/routes.ts';
 import { ReferralService } from './modules/referral/service.ts';
@@ -43,6 +51,10 @@ import { registerUploadRoutes } from './modules/uploads/routes.ts';
 import { UploadService } from './modules/uploads/service.ts';
 import { TopupService } from './modules/topups/service.ts';
 import { UserIdentity } from './modules/users/identity.ts';
+import { PayoutMethodService } from './modules/withdrawals/payout-method.ts';
+import { registerPayoutMethodRoutes } from './modules/withdrawals/payout-method-routes.ts';
+import { PayoutReconciler } from './modules/withdrawals/payout-reconciler.ts';
+import { PayoutService } from './modules/withdrawals/payouts.ts';
 import { registerWithdrawalRoutes } from './modules/withdrawals/routes.ts';
 import { WithdrawalService } from './modules/withdrawals/service.ts';
 import { registerUserRoutes } from './modules/users/routes.ts';
@@ -94,7 +106,7 @@ export interface AppOptions {
   gameAdapters?: GameProviderAdapter[];
   /** Extra routes (the benchmark's bare and floor routes); registered like any other. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => void;
-  /** The draw games' clock (the system clock by default); tests set the time by hand. */
+  /** The clock of draw games and of the age of majority (the system clock by default); tests set the time by hand. */
   clock?: Clock;
 }
 
@@ -236,6 +248,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     done();
   });
 
+  // The time services read (draws, the age of majority); tests set it by hand.
+  const clock = options.clock ?? systemClock;
   const hasher = new PasswordHasher(options.hashing);
   const accounts = new AccountService(ctx, hasher, config.appName);
 
@@ -245,16 +259,46 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerUserRoutes(app, ctx, hasher);
   registerAccessRoutes(app, ctx);
   registerOperationLogRoutes(app, ctx);
+  // Identity (docs/api.md section 14): the routes exist under every REGULATION; `br` gates money on them.
+  const verifiers = builtInVerifiers();
+  app.decorate('identityVerifiers', verifiers);
+  registerIdentityRoutes(app, ctx, new IdentityService(ctx, verifiers, clock));
+  registerReportRoutes(app, new ReportService(ctx));
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx, new WalletService(ctx));
   registerSettingsRoutes(app, new SettingsService(ctx));
-  const gateways = builtInGateways(config);
+  // API Pix clients per payment method, rebuilt when a method changes on any instance.
+  const pixMethods = new PixMethods(db, keys, {
+    bus: invalidation,
+    onUnusable: (method, problems) =>
+      app.log.error({ paymentMethodId: method.id, code: method.code, problems }, 'payment method configuration no longer works'),
+  });
+  app.decorate('pixMethods', pixMethods);
+  const gateways = builtInGateways(config, pixMethods);
   app.decorate('paymentGateways', gateways.payments);
   app.decorate('payoutGateways', gateways.payouts);
   registerPaymentRoutes(app, ctx, gateways.payments);
   const topups = new TopupService(ctx, gateways.payments);
   registerTopupRoutes(app, ctx, topups);
-  registerWithdrawalRoutes(app, ctx, new WithdrawalService(ctx, gateways.payouts));
+  registerPixRoutes(app, ctx, pixMethods);
+  // Payouts: the method that pays (a setting every instance reads from the database), the
+  // request and its outcome, and the reconciliation that asks the PSP (docs/withdrawals.md).
+  const payoutMethod = new PayoutMethodService(ctx, gateways.payouts);
+  const payouts = new PayoutService(ctx, gateways.payouts);
+  registerPayoutMethodRoutes(app, payoutMethod);
+  registerWithdrawalRoutes(app, ctx, new WithdrawalService(ctx, gateways.payouts, payoutMethod, payouts));
+  // Items of a PIX notification that name a send (Efí's payouts) are the payouts' to confirm.
+  app.pixNotifications.handlers.push({
+    accepts: (item) => payouts.acceptsNotification(item),
+    handle: async (method, item, log) => {
+      await payouts.handleNotification(method, item, log);
+    },
+  });
+  const payoutReconciler = new PayoutReconciler(ctx, payouts, app.log);
+  app.decorate('payouts', payouts);
+  app.decorate('payoutReconciler', payoutReconciler);
+  app.addHook('onReady', async () => payoutReconciler.start());
+  app.addHook('onClose', () => payoutReconciler.stop());
   registerPayPageRoutes(app, ctx, topups);
   registerReferralRoutes(app, ctx, new ReferralService(ctx));
   const storage = new LocalDiskStorage(config.dataDir);
@@ -263,7 +307,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   app.decorate('gameAdapters', gameAdapters);
   // The seamless wallet's callbacks, the rounds they record, and the demo provider's game, which
   // calls the wallet through this app's own router (docs/games.md, "Demo game").
-  registerProviderCallbackRoutes(app, new ProviderCallbacks(ctx, gameAdapters));
+  registerProviderCallbackRoutes(app, new ProviderCallbacks(ctx, gameAdapters), gameAdapters);
   registerProviderBetRoutes(app, ctx, new ProviderBetService(db));
   registerDemoGameRoutes(app, ctx, new DemoGameServer(ctx, new DemoWalletClient((request) => app.inject(request))));
   registerCatalogueRoutes(app, ctx, { catalogue: new Catalogue(ctx), adapters: gameAdapters, storage });
@@ -272,15 +316,15 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerStorageRoutes(app, storage);
   // Draw games (issue 10): player and admin routes (the in-house games' among them), and the
   // scheduler started when the app is ready.
-  const clock = options.clock ?? systemClock;
   registerDrawRoutes(app, ctx, new DrawService(ctx, clock));
   registerGameAdminRoutes(app, ctx);
   registerDrawScheduler(app, ctx, clock);
   options.extraRoutes?.(app, ctx);
 
-  scheduleHousekeeping(app, [ctx.sessions, ctx.limiter, new GameSessionPruner(db)]);
+  scheduleHousekeeping(app, [ctx.sessions, ctx.limiter, new GameSessionPruner(db, config.regulation), new ProviderRequestPruner(db)]);
   app.addHook('onClose', async () => {
     await app.requestsDrained();
+    pixMethods.close();
     ctx.mailer.close();
     await ctx.invalidation.close();
     if (redis !== undefined) await closeRedis(redis);

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { DATABASE_COMMANDS, expectedFailure, Transcript, type Opener } from './commands.ts';
+import { commandLineArgs, DATABASE_COMMANDS, expectedFailure, Transcript, type Opener } from './commands.ts';
 import { loadConfig, type Config } from './config.ts';
 import { notifyInvalidation } from './platform/cache/pg-invalidation.ts';
 import { publishInvalidation } from './platform/cache/redis-invalidation.ts';
@@ -27,7 +27,16 @@ Commands:
                                               (password set to P: their sessions end)
   seed:demo [--password P]                    the demo provider, its games, in-house games and a funded demo
                                               player (demo@example.com); running it again adds nothing
+  games:sync <provider code>                  import the provider's game list into its provider games (Hub88):
+                                              new ones created, renamed ones renamed, gone ones disabled
   ledger:verify                               recompute every balance from the ledger; exit 1 on any difference
+  report:daily --date YYYY-MM-DD [--out DIR]  that São Paulo day's bettors, bets, top-ups, withdrawals and gross
+                                              gaming revenue per game as CSV files and manifest.json
+                                              (default DIR: ./report-YYYY-MM-DD)
+  pix:webhook <code> [--skip-mtls]            tell the PSP of a pix-api/efi payment method to notify this service
+                                              (PUT /webhook/{pix_key}; --skip-mtls: Efí's header for TLS ended by a proxy)
+  pix:reconcile [--from T --to T]             one PIX reconciliation pass: payments the PSPs list since the checkpoint
+                                              (or in the window given), expired charges, pending returns; exit 1 on a failure
 
 While a server holds the embedded database, that server carries out the other commands.
 `;
@@ -78,8 +87,9 @@ function write(output: Pick<CommandAnswer, 'stdout' | 'stderr'>): void {
  * process prints its output and exits with its code. A server still starting is waited for; one
  * that cannot take commands, or a command holding the database, stops this one at once.
  */
-async function runDatabaseCommand(name: string, args: string[]): Promise<number> {
+async function runDatabaseCommand(name: string, typed: string[]): Promise<number> {
   const command = DATABASE_COMMANDS[name]!;
+  const args = commandLineArgs(name, typed);
   const deadline = Date.now() + SERVER_START_WAIT_MS;
   let waiting = false;
   for (;;) {

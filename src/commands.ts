@@ -1,11 +1,17 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, type Config } from './config.ts';
 import { WorkersError } from './cluster.ts';
+import { builtInAdapters } from './modules/games/adapters/registry.ts';
 import { CATALOGUE_TOPIC } from './modules/games/catalogue/catalogue.ts';
+import { formatSyncReport, syncCatalogue, syncChanged, SyncError } from './modules/games/catalogue/sync.ts';
 import { formatSeedReport, seedDemo } from './modules/games/demo-provider/seed.ts';
+import { dailyReport, isReportDate } from './modules/reports/daily.ts';
+import { writeReport } from './modules/reports/files.ts';
 import { createOrPromoteAdmin, UsageError } from './modules/users/admin-create.ts';
 import { UserIdentity } from './modules/users/identity.ts';
 import { formatLedgerReport, verifyLedger } from './modules/wallet/verify.ts';
+import { reconcile, registerWebhook } from './modules/pix/commands.ts';
 import { PasswordHasher } from './platform/auth/passwords.ts';
 import type { CommandAnswer } from './platform/command-channel.ts';
 import { Keyring } from './platform/crypto.ts';
@@ -132,6 +138,57 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
     return 0;
   },
 
+  async 'report:daily'(args, open, out) {
+    const { date, dir } = reportArgs(args);
+    const manifest = await migrated(open, async ({ config, database }) =>
+      writeReport(await dailyReport(database.db, date, config.defaultCurrency), dir),
+    );
+    out.out(`Daily report of ${date} (São Paulo) in ${dir}:`);
+    for (const file of manifest.files) out.out(`  ${file.name}  ${file.rows} rows  sha256 ${file.sha256}`);
+    out.out('  manifest.json');
+    return 0;
+  },
+
+  async 'games:sync'(args, open, out) {
+    const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+    if (positionals.length !== 1) throw new UsageError('games:sync needs one provider code: croupier games:sync <provider code>.');
+    const code = positionals[0]!;
+    try {
+      const report = await migrated(open, async (env) => {
+        const synced = await syncCatalogue(
+          { db: env.database.db, keys: new Keyring(env.config.appKey), adapters: builtInAdapters() },
+          code,
+        );
+        // Servers drop their cached catalogue now, as after an admin's change.
+        if (syncChanged(synced)) await announce(env, out, "the catalogue cache's age limit (60 s)", CATALOGUE_TOPIC);
+        return synced;
+      });
+      out.out(formatSyncReport(report));
+      return 0;
+    } catch (error) {
+      if (!(error instanceof SyncError)) throw error;
+      out.err(error.message);
+      return 1;
+    }
+  },
+
+  async 'pix:webhook'(args, open, out) {
+    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'skip-mtls': { type: 'boolean' } } });
+    const [code, ...extra] = positionals;
+    if (code === undefined || extra.length > 0)
+      throw new UsageError('pix:webhook needs the payment method code: croupier pix:webhook <code>.');
+    return migrated(open, (env) => registerWebhook(env, code, { skipMtls: values['skip-mtls'] === true }, out));
+  },
+
+  async 'pix:reconcile'(args, open, out) {
+    const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' } } });
+    const from = values.from === undefined ? undefined : instant('--from', values.from, 'start');
+    const to = values.to === undefined ? undefined : instant('--to', values.to, 'end');
+    if (to !== undefined && from === undefined) throw new UsageError('pix:reconcile --to needs --from.');
+    if (from !== undefined && to !== undefined && to <= from) throw new UsageError('pix:reconcile: --to must be after --from.');
+    return migrated(open, (env) => reconcile(env, { from, to: from === undefined ? undefined : (to ?? new Date()) }, out));
+  },
+
   async 'ledger:verify'(_args, open, out) {
     const report = await migrated(open, ({ database }) => verifyLedger(database.db));
     const text = formatLedgerReport(report);
@@ -143,6 +200,37 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
     return 0;
   },
 };
+
+/** report:daily's `--date` (a calendar day) and `--out` (default `./report-<date>`), the directory made absolute. */
+function reportArgs(args: string[]): { date: string; dir: string } {
+  const { values } = parseArgs({ args, options: { date: { type: 'string' }, out: { type: 'string' } } });
+  if (values.date === undefined || !isReportDate(values.date)) throw new UsageError('report:daily needs --date YYYY-MM-DD (2000 to 2999).');
+  return { date: values.date, dir: resolve(values.out ?? `report-${values.date}`) };
+}
+
+/**
+ * The arguments as the command line sends them to a server carrying the command out: a path is
+ * made absolute here, where it was typed, since the server's working directory is another.
+ */
+export function commandLineArgs(command: string, args: string[]): string[] {
+  if (command !== 'report:daily') return args;
+  try {
+    const { date, dir } = reportArgs(args);
+    return ['--date', date, '--out', dir];
+  } catch {
+    // The command itself says what is wrong.
+    return args;
+  }
+}
+
+/** An ISO 8601 instant, or a bare date meaning the `start` or `end` of that UTC day. */
+function instant(option: string, raw: string, edge: 'start' | 'end'): Date {
+  const bare = /^\d{4}-\d{2}-\d{2}$/.test(raw);
+  const at = new Date(bare ? `${raw}T${edge === 'start' ? '00:00:00.000' : '23:59:59.999'}Z` : raw);
+  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(raw))
+    throw new UsageError(`${option} must be an ISO 8601 date or date-time.`);
+  return at;
+}
 
 /** An expected failure's exit code and its one line; undefined for a fault (whose stack is for the operator). */
 export function expectedFailure(error: unknown): { code: number; line: string } | undefined {

@@ -51,7 +51,22 @@ export interface Config {
   metrics: { enabled: boolean; token: string | undefined };
   /** EMAIL_VERIFICATION=on: the verification e-mail goes out at registration and money routes wait for it (docs/api.md section 12). */
   emailVerification: boolean;
+  /**
+   * REGULATION: `none` (the default: the seed's behaviour, unchanged) or `br` (Law 14.790/2023
+   * and the Ministry of Finance's ordinances: verified identity, own-account money, no bonuses,
+   * five-year records; docs/api.md section 14, docs/regulation.md).
+   */
+  regulation: Regulation;
+  /** Seconds between two PIX reconciliation passes on the leading instance (docs/api.md section 13); 0 turns the job off. */
+  pixReconcileS: number;
+  /** How often one instance asks the PSP about payouts still open (PIX_PAYOUT_RECONCILE_S; 0: never, tests run it by hand). */
+  pixPayoutReconcileS: number;
+  /** Payouts approved longer ago than this are looked up by reconciliation (PIX_PAYOUT_RECONCILE_AFTER_S). */
+  pixPayoutReconcileAfterS: number;
 }
+
+export const REGULATIONS = ['none', 'br'] as const;
+export type Regulation = (typeof REGULATIONS)[number];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -197,6 +212,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (prepared !== 'on' && prepared !== 'off') fail('DATABASE_PREPARED_STATEMENTS', 'on or off', prepared);
   const emailVerification = read(env, 'EMAIL_VERIFICATION') ?? 'off';
   if (emailVerification !== 'on' && emailVerification !== 'off') fail('EMAIL_VERIFICATION', 'on or off', emailVerification);
+  const regulation = read(env, 'REGULATION') ?? 'none';
+  if (!(REGULATIONS as readonly string[]).includes(regulation)) fail('REGULATION', REGULATIONS.join(' or '), regulation);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -236,5 +253,9 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat,
     metrics: { enabled: metricsEnabled === 'on', token: metricsToken },
     emailVerification: emailVerification === 'on',
+    regulation: regulation as Regulation,
+    pixReconcileS: integer(env, 'PIX_RECONCILE_S', 300, 0, 86400),
+    pixPayoutReconcileS: integer(env, 'PIX_PAYOUT_RECONCILE_S', 300, 0, 86400),
+    pixPayoutReconcileAfterS: integer(env, 'PIX_PAYOUT_RECONCILE_AFTER_S', 600, 0, 2592000),
   };
 }

@@ -2,9 +2,16 @@
 -- session token whose hash the caller passes becomes the session's) or a live session token.
 -- Demo sessions move no money and are not the wallet's: every call with their tokens is
 -- INVALID_TOKEN. p_enabled: the code of an enabled provider (CATALOGUE_STATUS, passed in by
--- src/modules/games/seamless-wallet/repository.ts).
-create or replace function provider_wallet_balance(p_provider_id bigint, p_token_hash text, p_new_session_hash text, p_enabled smallint)
-returns provider_wallet_answer language plpgsql as $$
+-- src/modules/games/seamless-wallet/repository.ts). p_user_id: the player the call names besides
+-- its token, for protocols that name one (Hub88's `user`); a token of another player is then
+-- INVALID_TOKEN. Null (the built-in protocol): the token alone names the player.
+create or replace function provider_wallet_balance(
+  p_provider_id bigint,
+  p_token_hash text,
+  p_new_session_hash text,
+  p_enabled smallint,
+  p_user_id bigint default null
+) returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
   v_session game_sessions;
@@ -19,7 +26,8 @@ begin
   select s.* into v_session from game_sessions s
     where s.provider_id = p_provider_id and (s.launch_token_hash = p_token_hash or s.session_token_hash = p_token_hash);
   v_launch := found and v_session.launch_token_hash = p_token_hash;
-  if v_session.id is null or v_session.demo or (v_launch and v_session.redeemed_at is not null) then
+  if v_session.id is null or v_session.demo or (v_launch and v_session.redeemed_at is not null)
+      or v_session.user_id <> p_user_id then
     v_answer.outcome := 'INVALID_TOKEN';
     return v_answer;
   end if;

@@ -1,7 +1,8 @@
 -- bet {token, transaction_id, round_id, game, amount, currency}: takes the stake from the
 -- balance with one `bet` line (key provider:<provider>:bet:<transaction id>), which also counts
 -- it into the withdrawal turnover, and adds it to the round. Refused, and recorded as refused:
--- a token that is not a live money session, a disabled player, a game that is not the
+-- a token that is not a live money session, a disabled player (or, under REGULATION=br, one
+-- whose identity is not verified: p_identity_verified), a game that is not the
 -- session's or is disabled, another currency, a stake above the balance (answered with the
 -- balance), a round of another player or game or one already closed, a bet id a refund came
 -- before. Each accepted bet moves the session's end to p_session_life_s from now (at most once a
@@ -10,7 +11,11 @@
 -- What is declared in TypeScript is passed in, never written here again: the session's life
 -- (SESSION_LIFE_S, src/modules/games/launch/service.ts, which a launch starts the session with),
 -- the code of an enabled provider and game (CATALOGUE_STATUS) and of an open round
--- (PROVIDER_BET_STATUS); src/modules/games/seamless-wallet/repository.ts binds them.
+-- (PROVIDER_BET_STATUS), and under REGULATION=br the identity status a player must have
+-- ('verified', IDENTITY_STATUSES; null: no identity is required);
+-- src/modules/games/seamless-wallet/repository.ts binds them. The identity is looked up in the
+-- statement that reads the session (one index probe on user_identities.user_id), so the check
+-- costs no round trip (docs/regulation.md).
 --
 -- The hot path of the wallet: the session, its player, game and provider are read in one
 -- statement, and the player's balance row is locked before anything is decided, so the funds
@@ -18,6 +23,12 @@
 -- call both get past the first look only when they run at once; the later one then fails at
 -- the unique key and aborts with 40001 (provider_wallet_abort), undoing all it did, and its retry is a
 -- replay.
+--
+-- A protocol whose bets may end their round (Hub88: `round_closed` on a bet, a round lost at once)
+-- passes p_round_closed: the accepted bet settles its round (p_round_settled, the settled code),
+-- and a later win for it is still paid (provider_wallet_win pays wins of settled rounds). One
+-- whose calls name the player besides the token (Hub88's `user`) passes p_user_id: a token of
+-- another player is then INVALID_TOKEN, and a replay must name the recorded bet's player too.
 --
 -- Replays and stored bodies: a replay must carry a token of a money session of the recorded
 -- bet's player (live or ended, so a delivery retried after the session ended is still a replay;
@@ -34,7 +45,11 @@ create or replace function provider_wallet_bet(
   p_payload text,
   p_enabled smallint,
   p_round_open smallint,
-  p_session_life_s integer
+  p_session_life_s integer,
+  p_round_closed boolean default false,
+  p_round_settled smallint default null,
+  p_user_id bigint default null,
+  p_identity_verified text default null
 ) returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
@@ -49,22 +64,28 @@ begin
   select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
   if found and v_row.amount is not null then
     select s.user_id, s.currency into v_caller from game_sessions s
-      where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id and not s.demo;
+      where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id and not s.demo
+        and (p_user_id is null or s.user_id = p_user_id);
     return provider_wallet_replay(v_row, v_row.kind = 'bet' and v_row.amount = p_amount and v_row.currency = p_currency
       and v_row.round_id = p_round_id and v_row.user_id is not distinct from v_caller.user_id, v_caller.user_id,
       v_caller.currency);
   end if;
   v_answer.replayed := false;
   v_answer.session_issued := false;
+  if p_round_closed and p_round_settled is null then
+    raise exception 'provider_wallet_bet: a bet that closes its round needs the settled code';
+  end if;
 
   select s.id, s.user_id, s.currency, s.demo, s.provider_game_id, s.expires_at, p.status as provider_status,
-      u.status as user_status, g.code = p_game and g.status = p_enabled as game_open
+      u.status as user_status, g.code = p_game and g.status = p_enabled as game_open,
+      p_identity_verified is null or exists (select 1 from user_identities i
+        where i.user_id = s.user_id and i.status = p_identity_verified) as identity_ok
     into v_session
     from game_sessions s
     join providers p on p.id = s.provider_id
     join users u on u.id = s.user_id
     join provider_games g on g.id = s.provider_game_id
-    where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id;
+    where s.session_token_hash = p_token_hash and s.provider_id = p_provider_id and (p_user_id is null or s.user_id = p_user_id);
   if v_session.id is null and not provider_wallet_enabled(p_provider_id, p_enabled) or v_session.provider_status <> p_enabled then
     v_answer.outcome := 'PROVIDER_DISABLED';
     return v_answer;
@@ -88,7 +109,7 @@ begin
     end if;
     if v_session.expires_at <= now() then
       v_answer.outcome := 'TOKEN_EXPIRED';
-    elsif v_session.user_status <> 1 then
+    elsif v_session.user_status <> 1 or not v_session.identity_ok then
       v_answer.outcome := 'PLAYER_DISABLED';
     elsif not v_session.game_open then
       v_answer.outcome := 'GAME_NOT_FOUND';
@@ -97,10 +118,13 @@ begin
     elsif v_answer.balance < p_amount then
       v_answer.outcome := 'INSUFFICIENT_FUNDS';
     else
-      -- A new round, or more stake in an open round of the same player and game.
-      insert into provider_bets as r (user_id, provider_id, provider_game_id, round_id, bet_amount, currency, status)
-        values (v_session.user_id, p_provider_id, v_session.provider_game_id, p_round_id, p_amount, v_session.currency, p_round_open)
-        on conflict (provider_id, round_id) do update set bet_amount = r.bet_amount + excluded.bet_amount, updated_at = now()
+      -- A new round, or more stake in an open round of the same player and game; a bet that closes
+      -- its round settles it in the same statement.
+      insert into provider_bets as r (user_id, provider_id, provider_game_id, round_id, bet_amount, currency, status, settled_at)
+        values (v_session.user_id, p_provider_id, v_session.provider_game_id, p_round_id, p_amount, v_session.currency,
+          case when p_round_closed then p_round_settled else p_round_open end, case when p_round_closed then now() end)
+        on conflict (provider_id, round_id) do update set bet_amount = r.bet_amount + excluded.bet_amount, updated_at = now(),
+            status = excluded.status, settled_at = excluded.settled_at
           where r.user_id = excluded.user_id and r.provider_game_id = excluded.provider_game_id and r.status = p_round_open
         returning r.id into v_bet_id;
       if v_bet_id is null then

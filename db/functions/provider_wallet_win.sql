@@ -11,6 +11,11 @@
 -- that was running meanwhile has committed by then. (The first version looked before the lock,
 -- to answer a replay without it, and again after.)
 --
+-- A win for a settled round is paid like any other (the round stays settled and adds the win):
+-- Hub88 may close a round on its bet and send a win for it later. p_user_id: the player the call
+-- names besides its bet (Hub88's `user`), for protocols that name one; a bet of another player is
+-- then BET_NOT_FOUND (this player has no bet of that id), and a replay must name the same player.
+--
 -- The codes of an enabled provider (CATALOGUE_STATUS) and of an open and a settled round
 -- (PROVIDER_BET_STATUS) are passed in from their TypeScript declarations
 -- (src/modules/games/seamless-wallet/repository.ts).
@@ -25,16 +30,22 @@ create or replace function provider_wallet_win(
   p_payload text,
   p_enabled smallint,
   p_round_open smallint,
-  p_round_settled smallint
+  p_round_settled smallint,
+  p_user_id bigint default null
 ) returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
   v_row provider_transactions;
   v_bet provider_transactions;
+  v_foreign boolean;
 begin
   v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
+  v_foreign := coalesce(v_bet.user_id <> p_user_id, false);
   select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
   if found then
+    if v_foreign then
+      return provider_wallet_replay(v_row, false, null, null);
+    end if;
     return provider_wallet_replay(v_row, v_row.kind = 'win' and v_row.amount = p_amount and v_row.currency = p_currency
       and v_row.bet_transaction_id = p_bet_transaction_id and v_row.round_id = p_round_id
       and v_row.user_id is not distinct from v_bet.user_id, v_bet.user_id, v_bet.currency);
@@ -43,6 +54,10 @@ begin
   v_answer.session_issued := false;
   if not provider_wallet_enabled(p_provider_id, p_enabled) then
     v_answer.outcome := 'PROVIDER_DISABLED';
+    return v_answer;
+  end if;
+  if v_foreign then
+    v_answer.outcome := 'BET_NOT_FOUND';
     return v_answer;
   end if;
 

@@ -81,6 +81,9 @@ export class UnauthenticatedError extends fixedError(401, 'unauthenticated', 'Un
 /** 401: a webhook whose signature or timestamp does not check out. */
 export class WebhookSignatureError extends fixedError(401, 'invalid_signature', 'Invalid signature.') {}
 
+/** 401: a PIX notification without the `?token=` its payment method requires (docs/api.md section 13). */
+export class WebhookTokenError extends fixedError(401, 'invalid_webhook_token', 'Invalid token.') {}
+
 export class ForbiddenError extends fixedError(403, 'forbidden', 'This action is unauthorized.') {}
 
 export class NotFoundError extends DomainError {
@@ -152,6 +155,13 @@ export class MalformedRequestError extends fixedError(400, 'malformed_request', 
 
 /** 403: Laravel's `verified` middleware, on a money route while EMAIL_VERIFICATION=on and the e-mail is unverified. */
 export class EmailNotVerifiedError extends fixedError(403, 'email_not_verified', 'Your email address is not verified.') {}
+
+/** 403: REGULATION=br, on a money or play route while the player's identity is not verified (docs/api.md section 14). */
+export class IdentityNotVerifiedError extends fixedError(
+  403,
+  'identity_not_verified',
+  'Verify your identity before you deposit, play or withdraw.',
+) {}
 
 /** 403: Laravel's `signed` middleware: a link whose signature is wrong or whose `expires` has passed. */
 export class InvalidLinkSignatureError extends fixedError(403, 'invalid_link_signature', 'Invalid signature.') {}

@@ -29,6 +29,8 @@ describe('admin providers', () => {
         adapter: 'demo',
         games_count: 0,
         has_wallet_secret: false,
+        adapter_config: null,
+        adapter_secrets: [],
         created_at: '',
         updated_at: '',
       },

@@ -20,7 +20,7 @@ const unique = (prefix: string) => `${prefix}-${process.pid}-${++made}`;
 /** A provider as an operator would create it, written directly (the catalogue admin is another module's). */
 export async function createProvider(
   t: TestApp,
-  options: { adapter?: string; secret?: string | null; status?: number } = {},
+  options: { adapter?: string; secret?: string | null; status?: number; adapterConfig?: Record<string, unknown> } = {},
 ): Promise<TestProvider> {
   const code = unique('prov');
   const secret = options.secret === undefined ? randomAlphanumeric(40) : options.secret;
@@ -32,10 +32,19 @@ export async function createProvider(
       adapter: options.adapter ?? 'demo',
       status: options.status ?? 1,
       walletSecret: secret === null ? null : new Keyring(t.config.appKey).encrypt(secret),
+      adapterConfig: options.adapterConfig,
     })
     .returning({ id: providers.id });
   return { id: row!.id, code, secret: secret ?? '' };
 }
+
+/**
+ * Who each token and each bet belongs to, as a provider knows it (it launched the player, and it
+ * placed the bet): protocols that name the player besides the token or bet (Hub88's `user`) read
+ * them when a kit call names only a token or a bet.
+ */
+export const tokenOwners = new Map<string, number>();
+export const betTokens = new Map<string, string>();
 
 export async function createGame(t: TestApp, providerId: number, options: { status?: number } = {}): Promise<{ id: number; code: string }> {
   const code = unique('game');
@@ -53,26 +62,36 @@ export interface Launched {
 
 /**
  * A launch as `GET /api/provider-games/:game/launch` makes it (docs/games.md, "Launch"): a
- * random launch token stored as its SHA-256, redeemable for LAUNCH_TOKEN_LIFE_S, a session of SESSION_LIFE_S.
+ * random launch token stored as its SHA-256, redeemable for LAUNCH_TOKEN_LIFE_S, a session of
+ * SESSION_LIFE_S; with `session` (an adapter whose provider keeps one token for the session,
+ * Hub88), the token is the session's own, already redeemed (launch/service.ts).
  */
 export async function launch(
   t: TestApp,
-  input: { userId: number; providerId: number; gameId: number; demo?: boolean; currency?: string },
+  input: { userId: number; providerId: number; gameId: number; demo?: boolean; currency?: string; session?: boolean },
 ): Promise<Launched> {
   const token = randomAlphanumeric(40);
+  const session = input.session === true && input.demo !== true;
   const [row] = await t.db
     .insert(gameSessions)
     .values({
-      launchTokenHash: sha256(token),
       userId: input.userId,
       providerId: input.providerId,
       providerGameId: input.gameId,
       currency: input.currency ?? 'BRL',
       demo: input.demo ?? false,
-      launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S})`,
       expiresAt: sql`now() + make_interval(secs => ${SESSION_LIFE_S})`,
+      ...(session
+        ? {
+            launchTokenHash: sha256(randomAlphanumeric(40)),
+            sessionTokenHash: sha256(token),
+            launchExpiresAt: sql`now()`,
+            redeemedAt: sql`now()`,
+          }
+        : { launchTokenHash: sha256(token), launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S})` }),
     })
     .returning({ id: gameSessions.id });
+  tokenOwners.set(token, input.userId);
   return { id: row!.id, token };
 }
 
@@ -106,7 +125,9 @@ export type KitCall =
   | { action: 'refund'; transactionId: string; betTransactionId: string };
 
 export interface KitAnswer {
-  status: WalletStatus;
+  /** The status in the protocol's words (`driver.word` of ours). */
+  status: string;
+  /** Cents; null when the answer carries none. */
   balance: bigint | null;
   session: string | undefined;
 }
@@ -136,13 +157,49 @@ export interface WalletDriver {
   body(call: KitCall): Record<string, unknown>;
   headers(secret: string, raw: string, at: number): Record<string, string>;
   read(json: Record<string, unknown>): KitAnswer;
+  /** The path a call goes to, for the path's provider (its id or code). */
+  path(provider: string, action: KitCall['action']): string;
+  /** A provider of this adapter, keyed as the driver signs (its `secret` is what `headers` signs with). */
+  createProvider(t: TestApp, options: { status?: number; keyless?: boolean }): Promise<TestProvider>;
+  /** A key of the right kind that is not the provider's. */
+  otherSecret: string;
+  /** How launch tokens work (GameProviderAdapter.launchToken). */
+  launchToken: 'redeem' | 'session';
+  /** Whether the signature covers a timestamp, so that a stale one is refused. */
+  timestamped: boolean;
+  /** One of our outcomes in the protocol's words. */
+  word(status: WalletStatus): string;
+  /** Whether an answer with `status` carries the balance. */
+  carriesBalance(status: WalletStatus): boolean;
+  /** Whether `res` is the protocol's refusal of a signature (docs/api.md's 401, or an HTTP 200 in its words). */
+  refusedSignature(res: Response): boolean;
+  /** Whether `res` is the protocol's refusal of a body it cannot read (a 422, or an HTTP 200 in its words). */
+  refusedBody(res: Response): boolean;
 }
+
+/** What the built-in protocol and its test cousin share: docs/api.md's errors and the generic path. */
+const genericDriver = {
+  path: (provider: string, action: KitCall['action']) => `/api/providers/${provider}/wallet/${action}`,
+  launchToken: 'redeem' as const,
+  timestamped: true,
+  otherSecret: 'not-the-secret',
+  refusedSignature: (res: Response) => res.status === 401 && JSON.stringify(res.json) === JSON.stringify({ message: 'Invalid signature.' }),
+  refusedBody: (res: Response) => {
+    const json = res.json as { message?: unknown; errors?: Record<string, string[]> } | undefined;
+    return res.status === 422 && typeof json?.message === 'string' && Object.keys(json.errors ?? {}).length >= 3;
+  },
+};
 
 const units = (cents: bigint) => Number(cents) / 100;
 
 /** The built-in protocol (adapter `demo`). */
 export const demoDriver: WalletDriver = {
+  ...genericDriver,
   adapter: 'demo',
+  createProvider: (t, options) =>
+    createProvider(t, { adapter: 'demo', status: options.status, secret: options.keyless === true ? null : undefined }),
+  word: (status) => status,
+  carriesBalance: () => true,
   body(call) {
     switch (call.action) {
       case 'balance':
@@ -180,11 +237,16 @@ export const demoDriver: WalletDriver = {
   },
 };
 
-const HUB_TO_OURS = new Map(Object.entries(HUB_STATUS).map(([ours, theirs]) => [theirs, ours as WalletStatus]));
+const HUB_STATUSES = new Set<string>(Object.values(HUB_STATUS));
 
 /** The Hub88-like test adapter (`hub`). */
 export const hubDriver: WalletDriver = {
+  ...genericDriver,
   adapter: 'hub',
+  createProvider: (t, options) =>
+    createProvider(t, { adapter: 'hub', status: options.status, secret: options.keyless === true ? null : undefined }),
+  word: (status) => HUB_STATUS[status],
+  carriesBalance: () => true,
   body(call) {
     const request_uuid = randomUUID();
     switch (call.action) {
@@ -217,9 +279,12 @@ export const hubDriver: WalletDriver = {
   headers: (secret, raw, at) => ({ 'x-hub-signature': hubSignature(secret, raw, at * 1000), 'x-hub-timestamp': String(at * 1000) }),
   read(json) {
     const balance = json.balance as number | null;
-    const status = HUB_TO_OURS.get(json.status as string);
-    if (status === undefined) throw new Error(`unknown status ${String(json.status)}`);
-    return { status, balance: balance === null ? null : BigInt(balance) / PER_CENT, session: json.token as string | undefined };
+    if (!HUB_STATUSES.has(json.status as string)) throw new Error(`unknown status ${String(json.status)}`);
+    return {
+      status: json.status as string,
+      balance: balance === null ? null : BigInt(balance) / PER_CENT,
+      session: json.token as string | undefined,
+    };
   },
 };
 
@@ -236,7 +301,7 @@ export async function send(
   const at = options.at ?? Math.floor(Date.now() / 1000);
   const res = await t.app.inject({
     method: 'POST',
-    url: `/api/providers/${options.provider ?? provider.id}/wallet/${call.action}`,
+    url: driver.path(options.provider ?? String(provider.id), call.action),
     headers: { 'content-type': 'application/json', ...driver.headers(options.secret ?? provider.secret, raw, at) },
     payload: raw,
   });

@@ -11,7 +11,7 @@ import type {
 } from '../../src/modules/games/adapters/adapter.ts';
 import { BodyReader } from '../../src/modules/games/adapters/fields.ts';
 import { safeEqual } from '../../src/platform/crypto.ts';
-import { WebhookSignatureError } from '../../src/platform/errors.ts';
+import { NotFoundError, WebhookSignatureError } from '../../src/platform/errors.ts';
 
 /** Amounts on this wire are integers in 1/100,000 of a unit: 1,000 per cent. */
 export const PER_CENT = 1000n;
@@ -94,6 +94,9 @@ export class HubLikeAdapter implements GameProviderAdapter {
       case 'refund':
         call = { action, transactionId: read.id('transaction_uuid'), betTransactionId: read.id('reference_transaction_uuid') };
         break;
+      case 'player':
+        // The built-in protocol has no call that names a player without a token.
+        throw new NotFoundError();
     }
     read.done();
     return call;

@@ -11,6 +11,8 @@ export interface AdminProvider {
   adapter: string;
   games_count: number;
   has_wallet_secret: boolean;
+  adapter_config: Record<string, unknown> | null;
+  adapter_secrets: string[];
   created_at: string;
   updated_at: string;
 }

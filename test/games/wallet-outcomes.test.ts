@@ -28,6 +28,7 @@ const REACHABLE: Record<WalletAction, WalletStatus[]> = {
   bet: WALLET_STATUSES.filter((status) => status !== 'BET_NOT_FOUND' && status !== 'BET_SETTLED'),
   win: ['OK', 'PROVIDER_DISABLED', 'BET_NOT_FOUND', 'BET_REFUNDED', 'ROUND_MISMATCH', 'CURRENCY_MISMATCH', 'DUPLICATE_MISMATCH'],
   refund: ['OK', 'PROVIDER_DISABLED', 'BET_NOT_FOUND', 'BET_SETTLED', 'DUPLICATE_MISMATCH'],
+  player: ['OK', 'INVALID_TOKEN', 'PLAYER_DISABLED', 'PROVIDER_DISABLED'],
 };
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
@@ -54,7 +55,7 @@ function walletOf(t: TestApp) {
       await expect(
         'balance',
         expected,
-        statements.balance.execute({ providerId: provider.id, tokenHash: sha256(token), sessionHash: sha256(session) }),
+        statements.balance.execute({ providerId: provider.id, tokenHash: sha256(token), sessionHash: sha256(session), userId: null }),
       );
       return session;
     },
@@ -62,12 +63,26 @@ function walletOf(t: TestApp) {
       expect(
         'bet',
         expected,
-        statements.bet.execute({ providerId: provider.id, tokenHash: sha256(bet.token), currency: 'BRL', payload, ...bet }),
+        statements.bet.execute({
+          providerId: provider.id,
+          tokenHash: sha256(bet.token),
+          currency: 'BRL',
+          payload,
+          roundClosed: false,
+          userId: null,
+          ...bet,
+        }),
       ),
     win: (expected: WalletStatus, provider: TestProvider, win: Win) =>
-      expect('win', expected, statements.win.execute({ providerId: provider.id, currency: 'BRL', roundClosed: false, payload, ...win })),
+      expect(
+        'win',
+        expected,
+        statements.win.execute({ providerId: provider.id, currency: 'BRL', roundClosed: false, payload, userId: null, ...win }),
+      ),
     refund: (expected: WalletStatus, provider: TestProvider, refund: { transactionId: string; betTransactionId: string }) =>
-      expect('refund', expected, statements.refund.execute({ providerId: provider.id, payload, ...refund })),
+      expect('refund', expected, statements.refund.execute({ providerId: provider.id, payload, userId: null, rollback: false, ...refund })),
+    player: (expected: WalletStatus, provider: TestProvider, userId: number) =>
+      expect('player', expected, statements.player.execute({ providerId: provider.id, userId })),
   };
 }
 
@@ -160,6 +175,13 @@ describe('seamless wallet outcomes', () => {
     await wallet.refund('OK', provider, given);
     await wallet.refund('DUPLICATE_MISMATCH', provider, { ...given, betTransactionId: won.transactionId });
     await wallet.refund('PROVIDER_DISABLED', disabled, { transactionId: nextId('refund'), betTransactionId: placed.transactionId });
+
+    // player (a player by id alone: Hub88's /user/info)
+    await wallet.player('OK', provider, alice.player.id);
+    await wallet.player('PLAYER_DISABLED', provider, carol.player.id);
+    const stranger = await t.player();
+    await wallet.player('INVALID_TOKEN', provider, stranger.id);
+    await wallet.player('PROVIDER_DISABLED', disabled, alice.player.id);
 
     const answered = Object.fromEntries([...wallet.answered].map(([action, outcomes]) => [action, [...outcomes].sort()]));
     const reachable = Object.fromEntries(Object.entries(REACHABLE).map(([action, outcomes]) => [action, [...outcomes].sort()]));

@@ -44,8 +44,12 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PIX_KEY: '123e4567-e12b-12d1-a456-426655440000',
     DATA_DIR: '/tmp/croupier-test-data',
     LOG_LEVEL: 'silent',
-    // No timers in tests: draw tests tick the scheduler by hand (app.drawScheduler.tick).
+    // No timers in tests: draw tests tick the scheduler by hand (app.drawScheduler.tick), PIX
+    // tests reconcile by hand (app.pixReconciler.run).
     DRAW_SCHEDULER: 'off',
+    PIX_RECONCILE_S: '0',
+    // Payout reconciliation too (app.payoutReconciler.run).
+    PIX_PAYOUT_RECONCILE_S: '0',
     ...env,
   });
 }

@@ -79,6 +79,8 @@ describe('the OpenAPI document', () => {
     for (const name of ['gatewaySignature', 'providerSignature']) {
       assert.deepEqual({ in: schemes[name]?.in, name: schemes[name]?.name }, { in: 'header', name: 'X-Signature' }, name);
     }
+    // Hub88's wallet calls carry its own header (docs/api.md section 15).
+    assert.deepEqual({ in: schemes.hub88Signature?.in, name: schemes.hub88Signature?.name }, { in: 'header', name: 'X-Hub88-Signature' });
   });
 
   test('each operation declares what the guard asks: guests’ reads and stateless routes nothing, signed-in reads the cookie, changes the cookie and the token, machine callers their signature', async () => {
@@ -156,12 +158,28 @@ describe('the OpenAPI document', () => {
           // No provider 1 exists: an unknown provider is a 404 before its signature is looked at.
           expect(operation, 'unsigned', bare.status, bare.status === 401 || bare.status === 404);
           break;
+        case 'hub88Signature':
+          // Hub88 is answered in its own words: an unsigned call is an HTTP 200 RS_ERROR_INVALID_SIGNATURE (or 404, as above).
+          expect(
+            operation,
+            'unsigned',
+            bare.status,
+            bare.status === 404 || (bare.status === 200 && (bare.json as { status?: string }).status === 'RS_ERROR_INVALID_SIGNATURE'),
+          );
+          break;
         default:
           failures.push(`${operation.method} ${operation.path}: unknown security ${schemes}`);
       }
     }
     assert.deepEqual(failures, []);
     // Every kind of declaration was met, so none of the branches above is dead.
-    assert.deepEqual([...checked.keys()].sort(), ['', 'gatewaySignature', 'providerSignature', 'session', 'session+xsrf']);
+    assert.deepEqual([...checked.keys()].sort(), [
+      '',
+      'gatewaySignature',
+      'hub88Signature',
+      'providerSignature',
+      'session',
+      'session+xsrf',
+    ]);
   });
 });

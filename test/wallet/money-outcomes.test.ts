@@ -11,6 +11,7 @@ import {
   settleDraw,
 } from '../../src/modules/draws/repository.ts';
 import { currentReferralSettings, currentTopupSettings, currentWithdrawSettings } from '../../src/modules/settings/repository.ts';
+import { prepareReceivePixPayment, RECEIVE_PIX_PAYMENT_OUTCOMES } from '../../src/modules/pix/receive.ts';
 import { PAY_TOPUP_OUTCOMES, preparePayTopup } from '../../src/modules/topups/mark-paid.ts';
 import { TOPUP_STATUS, TOPUP_STATUSES, topupStatusCodes } from '../../src/modules/topups/repository.ts';
 import {
@@ -38,6 +39,7 @@ import { createTopup } from './helpers.ts';
 /** Each money function with outcomes, and the outcomes its TypeScript side declares. */
 const DECLARED: Record<string, readonly string[]> = {
   pay_topup: PAY_TOPUP_OUTCOMES,
+  receive_pix_payment: RECEIVE_PIX_PAYMENT_OUTCOMES,
   request_withdrawal: REQUEST_WITHDRAWAL_OUTCOMES,
   withdrawal_transition: WITHDRAWAL_TRANSITION_OUTCOMES,
   place_draw_bet: PLACE_DRAW_BET_OUTCOMES,
@@ -173,7 +175,59 @@ describe('money functions answer exactly their declared outcomes', () => {
       paid: () => name(TOPUP_STATUS.paid, '2 days'),
       cancelled: () => name(TOPUP_STATUS.cancelled, '2 days'),
       expired: () => name(TOPUP_STATUS.pending, '24 hours 1 minute'),
+      returned: () => name(TOPUP_STATUS.returned, '2 days'),
     });
+  });
+
+  test('receive_pix_payment', async () => {
+    const t = ctx();
+    const player = await t.player();
+    // Any charge will do: the function finds the top-up by its gateway and txid.
+    const topup = await createTopup(player.client, 10);
+    const receive = prepareReceivePixPayment(t.db);
+    const settings = { topup: (await currentTopupSettings(t.db)).id, referral: (await currentReferralSettings(t.db)).id };
+    const call = async (input: { endToEndId: string; txid?: string; amount?: bigint; refusal?: string; topupSettingsId?: number }) => {
+      const [row] = await receive.execute({
+        methodId: 1,
+        gateway: 'sandbox',
+        endToEndId: input.endToEndId,
+        txid: input.txid ?? topup.gateway_payment_id,
+        amount: input.amount ?? 1000n,
+        paidAt: new Date().toISOString(),
+        payerCpf: '12345678909',
+        payerCnpj: null,
+        payerName: 'Fulano',
+        refusal: input.refusal ?? null,
+        refusalText: input.refusal === undefined ? null : 'returned',
+        returnId: `D${input.endToEndId}`,
+        topupSettingsId: input.topupSettingsId ?? settings.topup,
+        referralSettingsId: settings.referral,
+        giftFirst: 0n,
+        giftLater: 0n,
+        referralReward: 0n,
+      });
+      return row!;
+    };
+    const e2e = (n: number) => `E09089356202611260000OUTCOME${String(n).padStart(4, '0')}`;
+    await answersEach<(typeof RECEIVE_PIX_PAYMENT_OUTCOMES)[number]>('receive_pix_payment', {
+      unknown: async () => (await call({ endToEndId: e2e(1), txid: 'crpnosuchcharge0000000000000' })).outcome,
+      stale: async () => (await call({ endToEndId: e2e(2), topupSettingsId: 0 })).outcome,
+      not_payable: async () => (await call({ endToEndId: e2e(3), amount: 999n })).outcome,
+      credited: async () => {
+        const row = await call({ endToEndId: e2e(4) });
+        assert.deepEqual([row.topupId, row.status, row.returnStatus], [topup.id, TOPUP_STATUS.paid, null]);
+        return row.outcome;
+      },
+      replayed: async () => (await call({ endToEndId: e2e(4), refusal: 'topup_paid' })).outcome,
+      returned: async () => {
+        const row = await call({ endToEndId: e2e(5), refusal: 'topup_paid' });
+        assert.deepEqual([row.status, row.returnStatus], [TOPUP_STATUS.paid, 'pending']);
+        return row.outcome;
+      },
+    });
+    // Nothing the refused calls (unknown, stale, not payable) was kept; the credited and the returned payment were.
+    const kept = await one<{ n: number }>(t.db, sql`select count(*)::int as n from pix_payments where topup_id = ${topup.id}`);
+    assert.equal(kept!.n, 2);
   });
 
   test('request_withdrawal and withdrawal_transition', async () => {

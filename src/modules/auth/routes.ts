@@ -103,7 +103,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
       config: { auth: true },
       schema: { tags, summary: 'The signed-in user (not wrapped)', response: { 200: UserSchema, ...errorResponses } },
     },
-    async (request) => presentUser(currentUser(request)),
+    async (request) => presentUser(currentUser(request), ctx.config.regulation),
   );
 
   app.post(

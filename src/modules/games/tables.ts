@@ -25,6 +25,11 @@ export const providers = pgTable(
     adapter: text('adapter').notNull().default('demo'),
     /** Encrypted with the app key (Keyring.encrypt); never returned, `[redacted]` in the operation log. */
     walletSecret: text('wallet_secret'),
+    /**
+     * What the provider's adapter needs besides the secret (migrations/20261128300000_hub88.sql),
+     * shaped by the adapter; its write-only fields are stored encrypted (adapters/config.ts).
+     */
+    adapterConfig: jsonb('adapter_config').$type<Record<string, unknown>>(),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
@@ -52,6 +57,8 @@ export const providerGames = pgTable(
     sort: integer('sort').notNull().default(0),
     popular: smallint('popular').notNull().default(0),
     status: smallint('status').notNull().default(CATALOGUE_STATUS.enabled),
+    /** Set when `games:sync` disabled the game because its provider stopped listing it (20261128300000). */
+    delistedAt: instant('delisted_at'),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

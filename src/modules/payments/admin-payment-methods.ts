@@ -1,9 +1,13 @@
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/admin/resource.ts';
+import type { AppContext } from '../../platform/context.ts';
 import { FieldCheck } from '../../platform/money.ts';
 import { equals } from '../../platform/pagination/list.ts';
 import type { PaymentGateways } from './gateways/gateway.ts';
-import { PaymentMethodRecord } from './methods.ts';
+import { configValues } from './method-config.ts';
+import { AdminPaymentMethodRecord, adminPaymentMethodFields, presentAdminPaymentMethod } from './methods.ts';
+import { GatewayConfigBody } from './pix-api/config.ts';
+import { PAYMENT_METHODS_TOPIC } from './pix-api/methods.ts';
 import { paymentMethods } from './tables.ts';
 
 const Money = Type.Union([Type.Number(), Type.String()], { description: 'Currency units, at most 2 decimals, > 0.' });
@@ -16,22 +20,32 @@ const PaymentMethodBody = Type.Object({
     pattern: SLUG,
     'x-message': 'The :attribute field must be lower-case letters, digits and single hyphens, with at least one letter.',
   }),
-  gateway: Type.String({ maxLength: 64, description: 'A gateway adapter code; built in: `sandbox`.' }),
+  gateway: Type.String({
+    maxLength: 64,
+    description: 'A gateway adapter code: `sandbox` (built in), `pix-api` (any PSP speaking API Pix) or `efi`.',
+  }),
   min_amount: Money,
   max_amount: Money,
   status: Type.Optional(Type.Integer({ minimum: 0, maximum: 1, description: '1 enabled (default), 0 disabled.' })),
   sort: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Ascending; default 0.' })),
+  config: Type.Optional({
+    ...GatewayConfigBody,
+    description:
+      'The gateway’s configuration (docs/api.md section 13); none for the sandbox. Sent, its readable fields replace the stored ones; a write-only secret not sent keeps its value.',
+  }),
 });
 
-/** CRUD /api/admin/payment-methods (docs/api.md section 8); amounts are validated as money. */
-export function paymentMethodsResource(gateways: PaymentGateways) {
+/** CRUD /api/admin/payment-methods (docs/api.md sections 8 and 13); amounts are validated as money, configurations as a whole. */
+export function paymentMethodsResource(ctx: AppContext, gateways: PaymentGateways) {
   return defineResource({
     path: '/api/admin/payment-methods',
     param: 'payment_method',
     permission: 'payment-methods',
     tag: 'Admin: payment methods',
     table: paymentMethods,
-    record: PaymentMethodRecord,
+    select: adminPaymentMethodFields,
+    record: AdminPaymentMethodRecord,
+    present: presentAdminPaymentMethod,
     createBody: PaymentMethodBody,
     sort: paymentMethods.sort,
     filters: {
@@ -41,7 +55,16 @@ export function paymentMethodsResource(gateways: PaymentGateways) {
     },
     search: [paymentMethods.name, paymentMethods.code],
     unique: [{ field: 'code', column: paymentMethods.code }],
-    inUse: { record: 'payment method', keptBy: { topups: 'has top-ups' }, disable: true },
+    inUse: {
+      record: 'payment method',
+      keptBy: {
+        topups: 'has top-ups',
+        pix_payments: 'has received PIX payments',
+        withdrawals: 'paid out withdrawals',
+        payout_settings: 'pays withdrawals out',
+      },
+      disable: true,
+    },
     values: async (body, w) => {
       const check = new FieldCheck();
       if (body.gateway !== undefined && gateways.get(body.gateway) === undefined) check.add('gateway', 'The selected gateway is invalid.');
@@ -52,6 +75,8 @@ export function paymentMethodsResource(gateways: PaymentGateways) {
       if (check.errors.min_amount === undefined && check.errors.max_amount === undefined && max < min)
         check.add('max_amount', 'The max amount field must be greater than or equal to the min amount.');
       check.throwIfFailed();
+      const gateway = body.gateway ?? w.existing?.gateway ?? '';
+      const configuration = configValues(w.ctx.keys, gateway, body.config, w.existing, new Date());
       return {
         name: body.name,
         code: body.code,
@@ -60,7 +85,10 @@ export function paymentMethodsResource(gateways: PaymentGateways) {
         maxAmount: sentMax,
         status: body.status,
         sort: body.sort,
+        ...configuration,
       };
     },
+    // Clients built from a method's configuration are dropped here and on every instance.
+    afterCommit: async () => ctx.invalidation.publish(PAYMENT_METHODS_TOPIC),
   });
 }

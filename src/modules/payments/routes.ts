@@ -1,11 +1,11 @@
-import { eq, getTableColumns } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { registerResource } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { registerCustomerList } from '../../platform/pagination/customer-list.ts';
 import { paymentMethodsResource } from './admin-payment-methods.ts';
 import type { PaymentGateways } from './gateways/gateway.ts';
-import { PaymentMethodRecord } from './methods.ts';
+import { customerPaymentMethodFields, PaymentMethodRecord } from './methods.ts';
 import { paymentMethods } from './tables.ts';
 
 /** Customer payment methods and the admin payment-method CRUD. */
@@ -14,11 +14,11 @@ export function registerPaymentRoutes(app: App, ctx: AppContext, gateways: Payme
     path: '/api/payment-methods',
     tags: ['Top-ups'],
     summary: 'Enabled payment methods, by sort',
-    source: { table: paymentMethods, select: getTableColumns(paymentMethods), sort: paymentMethods.sort, timestamp: null },
+    source: { table: paymentMethods, select: customerPaymentMethodFields, sort: paymentMethods.sort, timestamp: null },
     // Customers see enabled methods only; the condition is pinned, not offered in the query string.
     scope: { where: eq(paymentMethods.status, 1) },
     record: PaymentMethodRecord,
   });
 
-  registerResource(app, ctx, paymentMethodsResource(gateways));
+  registerResource(app, ctx, paymentMethodsResource(ctx, gateways));
 }

@@ -15,7 +15,7 @@ const ReferralRecord = Type.Object({
 
 /** GET /api/referral, and the registration hook that pays the sign-up reward. */
 export function registerReferralRoutes(app: App, ctx: AppContext, service: ReferralService): void {
-  ctx.registrationHooks.push(referralSignupHook(ctx.config.defaultCurrency, ctx.money));
+  ctx.registrationHooks.push(referralSignupHook(ctx.config.defaultCurrency, ctx.money, ctx.config.regulation));
 
   app.get(
     '/api/referral',

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { Regulation } from '../../config.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { one } from '../../platform/db/client.ts';
 import type { AppContext, RegistrationHook } from '../../platform/context.ts';
@@ -13,10 +14,10 @@ import { applyLedgerOperation } from '../wallet/ledger.ts';
  * as a `referral_bonus` line keyed by the new user (so it is paid once per referred user),
  * counted in the metrics once the registration committed.
  */
-export function referralSignupHook(currency: string, money: MoneyEvents): RegistrationHook {
+export function referralSignupHook(currency: string, money: MoneyEvents, regulation: Regulation = 'none'): RegistrationHook {
   return async (tx, user) => {
     if (user.ref === null) return;
-    const { settings } = await currentReferralSettings(tx);
+    const { settings } = await currentReferralSettings(tx, regulation);
     if (settings.bonus <= 0n) return;
     const outcome = await applyLedgerOperation(tx, {
       userId: user.ref,

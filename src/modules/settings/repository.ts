@@ -1,5 +1,7 @@
 import { desc, eq, sql } from 'drizzle-orm';
+import type { Regulation } from '../../config.ts';
 import type { Db } from '../../platform/db/client.ts';
+import { bonusesInForce } from './bonuses.ts';
 import {
   referralSettings,
   topupSettings,
@@ -21,11 +23,15 @@ export interface SettingsVersion {
 
 const VERSION = { id: settings.id, version: settings.version, value: settings.value };
 
-/** The version in force now (as seen by `db`, which may be the caller's transaction). */
-export async function currentSettings(db: Db, name: SettingName): Promise<SettingsVersion> {
+/**
+ * The version in force now (as seen by `db`, which may be the caller's transaction), as it
+ * applies under `regulation`: under `br` its bonuses read 0 (bonuses.ts). Every reader of
+ * settings comes through here.
+ */
+export async function currentSettings(db: Db, name: SettingName, regulation: Regulation = 'none'): Promise<SettingsVersion> {
   const [row] = await db.select(VERSION).from(settings).where(eq(settings.name, name)).orderBy(desc(settings.version)).limit(1);
   if (row === undefined) throw new Error(`Settings "${name}" have no version; the wallet migration seeds one.`);
-  return row;
+  return { ...row, value: bonusesInForce(name, row.value, regulation) };
 }
 
 /** Stores `value` as the next version. The table lock makes concurrent saves take turns. */
@@ -48,13 +54,16 @@ export async function insertSettingsVersion(
   return row!;
 }
 
-export async function currentReferralSettings(db: Db): Promise<{ id: number; settings: ReferralSettings }> {
-  const version = await currentSettings(db, 'referral');
+export async function currentReferralSettings(
+  db: Db,
+  regulation: Regulation = 'none',
+): Promise<{ id: number; settings: ReferralSettings }> {
+  const version = await currentSettings(db, 'referral', regulation);
   return { id: version.id, settings: referralSettings(version.value) };
 }
 
-export async function currentTopupSettings(db: Db): Promise<{ id: number; settings: TopupSettings }> {
-  const version = await currentSettings(db, 'topup');
+export async function currentTopupSettings(db: Db, regulation: Regulation = 'none'): Promise<{ id: number; settings: TopupSettings }> {
+  const version = await currentSettings(db, 'topup', regulation);
   return { id: version.id, settings: topupSettings(version.value) };
 }
 

@@ -7,7 +7,7 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter } from '../../platform/pagination/list.ts';
 import { operationEntry } from '../../platform/admin/operation-log.ts';
 import { presentTopup, statusFilter, TopupRecord } from './present.ts';
-import { topupFields, type TopupRow } from './repository.ts';
+import { TOPUP_STATUSES, topupFields, type TopupRow } from './repository.ts';
 import { topups } from './tables.ts';
 import type { TopupService } from './service.ts';
 
@@ -16,7 +16,7 @@ const Params = Type.Object({ topup: Type.Integer({ minimum: 1, maximum: Number.M
 const StatusBody = Type.Object({
   status: Type.Integer({
     minimum: 0,
-    maximum: 3,
+    maximum: TOPUP_STATUSES.code.returned,
     'x-message': 'The selected status is invalid.',
     description: '1 paid (credits), 2 cancelled.',
   }),

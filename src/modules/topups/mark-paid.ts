@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { Regulation } from '../../config.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { outcomeColumn, resultColumn } from '../../platform/db/function-calls.ts';
 import { ConflictError } from '../../platform/errors.ts';
@@ -49,10 +50,14 @@ interface PaySettings {
   referral: { id: number; settings: ReferralSettings };
 }
 
-/** The settings versions payments are computed with, read through `db` (the database, or an admin's transaction). */
+/**
+ * The settings versions payments are computed with, read through `db` (the database, or an
+ * admin's transaction), as they apply under `regulation` (REGULATION=br: no gifts or referral
+ * rewards, settings/bonuses.ts).
+ */
 export class SettingsInForce extends InForce<PaySettings> {
-  constructor(db: Db) {
-    super(async () => ({ topup: await currentTopupSettings(db), referral: await currentReferralSettings(db) }));
+  constructor(db: Db, regulation: Regulation = 'none') {
+    super(async () => ({ topup: await currentTopupSettings(db, regulation), referral: await currentReferralSettings(db, regulation) }));
   }
 }
 

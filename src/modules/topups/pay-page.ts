@@ -8,6 +8,7 @@ const STATUS_TEXT: Record<ReturnType<typeof TOPUP_STATUSES.nameOf>, string> = {
   paid: 'Paid',
   cancelled: 'Cancelled',
   expired: 'Expired',
+  returned: 'Returned to the payer',
   unknown: 'Unknown',
 };
 

@@ -17,6 +17,7 @@ export const TopupRecord = Type.Object({
   qr_code: Type.Union([Type.String(), Type.Null()], { description: 'PIX copy-and-paste text (BR Code).' }),
   gateway: Type.String(),
   gateway_payment_id: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why a returned (4) top-up was returned; null otherwise.' }),
   paid_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   ...timestamps,
 });
@@ -37,6 +38,7 @@ export function presentTopup(row: TopupRow, appUrl: string) {
     qr_code: row.qr_code,
     gateway: row.gateway,
     gateway_payment_id: row.gateway_payment_id,
+    reason: row.reason,
     paid_at: row.paid_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -7,12 +7,16 @@ import { statusCodes } from '../../platform/status.ts';
 import { ledgerEntries } from '../wallet/tables.ts';
 import { topups } from './tables.ts';
 
-/** A top-up's statuses, declared once: stored 0 to 2, and 3 as readers see an old pending one (`topupStatus`). */
+/**
+ * A top-up's statuses, declared once: 3 is stored once the PSP reported a charge unpaid past its
+ * expiry, and is also how readers see a pending top-up older than 24 hours (`topupStatus`).
+ */
 export const TOPUP_STATUSES = statusCodes({
   pending: 'pending',
   paid: 'paid',
   cancelled: 'cancelled',
-  expired: 'expired (pending for more than 24 hours)',
+  expired: 'expired (pending for more than 24 hours, or past its charge’s expiry)',
+  returned: 'returned (the money received for it was sent back to the payer; `reason` says why)',
 });
 export const TOPUP_STATUS = TOPUP_STATUSES.code;
 
@@ -47,6 +51,7 @@ export const topupFields = {
   gateway: topups.gateway,
   gateway_payment_id: topups.gatewayPaymentId,
   qr_code: topups.qrCode,
+  reason: topups.reason,
   paid_at: topups.paidAt,
   created_at: topups.createdAt,
   updated_at: topups.updatedAt,
@@ -87,10 +92,10 @@ export async function insertPendingTopup(db: Db, topup: NewTopup): Promise<Topup
   return (await findTopup(db, row!.id))!;
 }
 
-export async function attachCharge(db: Db, id: number, paymentId: string, qrCode: string): Promise<void> {
+export async function attachCharge(db: Db, id: number, paymentId: string, qrCode: string, expiresAt: Date | undefined): Promise<void> {
   await db
     .update(topups)
-    .set({ gatewayPaymentId: paymentId, qrCode, updatedAt: sql`now()` })
+    .set({ gatewayPaymentId: paymentId, qrCode, expiresAt: expiresAt ?? null, updatedAt: sql`now()` })
     .where(eq(topups.id, id));
 }
 

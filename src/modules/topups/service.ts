@@ -3,11 +3,13 @@ import { loggedTransaction, type OperationEntry } from '../../platform/admin/ope
 import type { AppContext } from '../../platform/context.ts';
 import { isRetryable, type Db } from '../../platform/db/client.ts';
 import { ConflictError, GatewayUnavailableError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { loggableError } from '../../platform/log-safety.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { formatUnits, parseMoney } from '../../platform/money.ts';
 import type { PaymentGateways } from '../payments/gateways/gateway.ts';
 import { isValidPixBrCode } from '../payments/brcode.ts';
 import { findPaymentMethod } from '../payments/methods.ts';
+import { PixApiError } from '../payments/pix-api/errors.ts';
 import type { TopupOption } from '../settings/definitions.ts';
 import { currentTopupSettings } from '../settings/repository.ts';
 import {
@@ -57,7 +59,7 @@ export class TopupService {
     this.#ctx = ctx;
     this.#gateways = gateways;
     this.#pay = preparePayTopup(ctx.db);
-    this.#settings = new SettingsInForce(ctx.db);
+    this.#settings = new SettingsInForce(ctx.db, ctx.config.regulation);
   }
 
   /**
@@ -89,24 +91,27 @@ export class TopupService {
     try {
       charge = await gateway.createCharge({
         reference: topup.public_id,
+        paymentMethodId: method.id,
         amountCents: amount,
         currency: topup.currency,
         description: `Top-up #${id}`,
       });
       if (charge.paymentId === '' || !isValidPixBrCode(charge.qrCode)) throw new Error('The gateway answered an unusable charge.');
     } catch (error) {
-      log.error({ err: error, topupId: id, gateway: gateway.code }, 'payment gateway failed to create a charge; top-up cancelled');
+      // A PSP's own words (its problem's type, title, violations) when it gave them; never a token.
+      const detail = error instanceof PixApiError ? { psp: error.loggable() } : { err: loggableError(error) };
+      log.error({ ...detail, topupId: id, gateway: gateway.code }, 'payment gateway failed to create a charge; top-up cancelled');
       await cancelPendingTopup(db, id);
       throw new GatewayUnavailableError();
     }
-    await attachCharge(db, id, charge.paymentId, charge.qrCode);
+    await attachCharge(db, id, charge.paymentId, charge.qrCode, charge.expiresAt);
     return (await findTopup(db, id))!;
   }
 
   /** A gateway notification: authenticated, matched to its top-up, applied at most once. */
   async handleWebhook(gatewayCode: string, rawBody: string, headers: IncomingHttpHeaders, log: Logger): Promise<WebhookResult> {
     const gateway = this.#gateways.get(gatewayCode);
-    if (gateway === undefined) throw new NotFoundError();
+    if (gateway?.verifyWebhook === undefined) throw new NotFoundError();
     const event = gateway.verifyWebhook(rawBody, headers, new Date());
     const context = { gateway: gateway.code, paymentId: event.paymentId };
     const refuseAmount = (topupId: number, expected: bigint): never => {
@@ -166,7 +171,7 @@ export class TopupService {
 
   /** The amounts with a gift rate of the top-up settings in force (the SPA offers them). */
   async options(): Promise<TopupOption[]> {
-    return (await currentTopupSettings(this.#ctx.db)).settings.options;
+    return (await currentTopupSettings(this.#ctx.db, this.#ctx.config.regulation)).settings.options;
   }
 
   /** The top-up a payment page names; 404 for none. */
@@ -209,7 +214,7 @@ export class TopupService {
 
   async #confirm(tx: Db, current: TopupRow, adminId: number): Promise<AdminChange> {
     const id = current.id;
-    const outcome = await markTopupPaid(preparePayTopup(tx), new SettingsInForce(tx), {
+    const outcome = await markTopupPaid(preparePayTopup(tx), new SettingsInForce(tx, this.#ctx.config.regulation), {
       target: { id, amount: current.amount },
       via: 'admin',
       actorId: adminId,

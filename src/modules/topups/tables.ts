@@ -16,11 +16,15 @@ export const topups = pgTable(
       .references(() => paymentMethods.id, { onDelete: 'restrict' }),
     amount: cents('amount').notNull(),
     currency: text('currency').notNull(),
-    // Stored 0 pending, 1 paid, 2 cancelled; expiry is derived from age (repository.ts).
+    // Stored 0 pending, 1 paid, 2 cancelled, 3 expired (a charge the PSP reported unpaid past its
+    // expiry), 4 returned; expiry by age is derived (repository.ts).
     status: smallint('status').notNull().default(0),
     gateway: text('gateway').notNull(),
     gatewayPaymentId: text('gateway_payment_id'),
     qrCode: text('qr_code'),
+    // When the gateway's charge stops being payable (API Pix methods), and why a returned top-up was returned.
+    expiresAt: instant('expires_at'),
+    reason: text('reason'),
     paidAt: instant('paid_at'),
     paidVia: text('paid_via', { enum: ['webhook', 'admin'] }),
     paidBy: int8('paid_by').references(() => users.id, { onDelete: 'set null' }),

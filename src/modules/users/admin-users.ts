@@ -92,7 +92,7 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
     table: users,
     select: authUserFields,
     record: UserSchema,
-    present: presentUser,
+    present: (user) => presentUser(user, ctx.config.regulation),
     createBody: UserBody,
     filters: {
       email: filter(
@@ -122,6 +122,9 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
         withdrawals: 'has withdrawals',
         game_sessions: 'has launched games',
         draw_bets: 'has draw bets',
+        // Identities are records kept under REGULATION=br (docs/regulation.md); a reviewer's decisions name them.
+        user_identities: 'has an identity on record or decided one',
+        user_identity_history: 'has identity history',
       },
       disable: true,
     },

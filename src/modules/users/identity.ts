@@ -1,9 +1,10 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { AuthUser, Identity } from '../../platform/auth/identity.ts';
+import type { AuthUser, Identity, IdentityStatus } from '../../platform/auth/identity.ts';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { permissionNamesOf } from '../access/repository.ts';
 import { roles, roleUser } from '../access/tables.ts';
+import { identityStatusOf } from './auth-user.ts';
 import { findAuthUser } from './repository.ts';
 import { users } from './tables.ts';
 
@@ -16,6 +17,7 @@ interface UserJson {
   is_partner: boolean;
   two_factor_enabled: boolean;
   email_verified_at: string | null;
+  identity_status: IdentityStatus;
   roles: string[];
   created_at: string;
   updated_at: string;
@@ -29,6 +31,7 @@ export class UserIdentity implements Identity {
         'status', ${users.status}, 'is_partner', ${users.isPartner},
         'two_factor_enabled', (${users.twoFactorSecret} is not null and ${users.twoFactorConfirmedAt} is not null),
         'email_verified_at', ${users.emailVerifiedAt},
+        'identity_status', ${identityStatusOf(users.id)},
         'created_at', ${users.createdAt}, 'updated_at', ${users.updatedAt},
         'roles', coalesce((select array_agg(${roles.name} order by ${roles.name}) from ${roleUser}
           join ${roles} on ${roles.id} = ${roleUser.roleId} where ${roleUser.userId} = ${users.id}), '{}'))
@@ -46,6 +49,7 @@ export class UserIdentity implements Identity {
       isPartner: row.is_partner,
       twoFactorEnabled: row.two_factor_enabled,
       emailVerifiedAt: row.email_verified_at === null ? null : new Date(row.email_verified_at),
+      identityStatus: row.identity_status,
       roles: row.roles,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),

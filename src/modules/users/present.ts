@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { AuthUser } from '../../platform/auth/identity.ts';
+import type { Regulation } from '../../config.ts';
+import { identityStatusSchema, type AuthUser } from '../../platform/auth/identity.ts';
 import { timestamps } from '../../platform/http/record.ts';
 
 /** The user record of docs/api.md section 5; the schema doubles as a guard against leaking fields. */
@@ -15,10 +16,17 @@ export const UserSchema = Type.Object({
   email_verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'When the user followed the link of the verification e-mail; null until then.',
   }),
+  identity_status: Type.Optional(
+    identityStatusSchema('Only with REGULATION=br (docs/api.md section 14): unverified, pending, verified or rejected.'),
+  ),
   ...timestamps,
 });
 
-export function presentUser(user: AuthUser) {
+/**
+ * The record; `identity_status` only under REGULATION=br, so with `none` the record is exactly
+ * the seed's (docs/api.md section 14).
+ */
+export function presentUser(user: AuthUser, regulation: Regulation) {
   return {
     id: user.id,
     name: user.name,
@@ -29,6 +37,7 @@ export function presentUser(user: AuthUser) {
     is_partner: user.isPartner,
     status: user.status,
     email_verified_at: user.emailVerifiedAt?.toISOString() ?? null,
+    ...(regulation === 'br' ? { identity_status: user.identityStatus } : {}),
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
   };

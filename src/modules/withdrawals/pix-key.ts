@@ -43,6 +43,15 @@ function cpf(raw: string): PixKeyResult {
   return { key: digits };
 }
 
+/**
+ * A CPF's 11 digits when `raw` is a valid CPF (punctuation allowed), undefined otherwise: the
+ * one check-digit rule, shared by PIX keys and the player's identity (docs/api.md section 14).
+ */
+export function cpfDigits(raw: string): string | undefined {
+  const result = cpf(typeof raw === 'string' ? raw.trim() : '');
+  return 'key' in result ? result.key : undefined;
+}
+
 const CNPJ_WEIGHTS = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
 
 function cnpj(raw: string): PixKeyResult {

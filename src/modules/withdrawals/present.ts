@@ -3,7 +3,7 @@ import { timestamps } from '../../platform/http/record.ts';
 import { toUnits } from '../../platform/money.ts';
 import { PIX_KEY_TYPES } from './pix-key.ts';
 import type { WithdrawalRow } from './repository.ts';
-import { WITHDRAWAL_STATUSES } from './tables.ts';
+import { PAYOUT_STATES, WITHDRAWAL_STATUSES } from './tables.ts';
 
 export const AccountType = Type.Enum(PIX_KEY_TYPES, {
   'x-message': 'The selected :attribute is invalid.',
@@ -41,6 +41,16 @@ export const AdminWithdrawalRecord = Type.Object({
   reference: Type.String({ description: 'Our reference of the payout at the gateway.' }),
   payout_gateway: Type.Union([Type.String(), Type.Null()]),
   payout_id: Type.Union([Type.String(), Type.Null()], { description: 'The gateway’s payout id; null until it answered.' }),
+  payout_method_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The payment method whose PSP account pays it (docs/api.md section 13b); null for the built-in sandbox.',
+  }),
+  payout_state: Type.Union([Type.String({ enum: [...PAYOUT_STATES] }), Type.Null()], {
+    description:
+      'What the payout request came to: `sent`, `unknown` (no answer known: the money stays held until reconciled), `refused` (the PSP refused it: failed and refunded); null before it was asked.',
+  }),
+  payout_detail: Type.Union([Type.String(), Type.Null()], {
+    description: 'The gateway’s words on its last answer (a refusal, a failure).',
+  }),
 });
 
 export function presentWithdrawal(row: WithdrawalRow) {
@@ -65,5 +75,13 @@ export function presentWithdrawal(row: WithdrawalRow) {
 }
 
 export function presentAdminWithdrawal(row: WithdrawalRow) {
-  return { ...presentWithdrawal(row), reference: row.public_id, payout_gateway: row.payout_gateway, payout_id: row.payout_id };
+  return {
+    ...presentWithdrawal(row),
+    reference: row.public_id,
+    payout_gateway: row.payout_gateway,
+    payout_id: row.payout_id,
+    payout_method_id: row.payout_method_id,
+    payout_state: row.payout_state,
+    payout_detail: row.payout_detail,
+  };
 }

@@ -1,8 +1,8 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { outcomeColumn, resultColumn, rowFromJson, smallints } from '../../platform/db/function-calls.ts';
 import type { RowOf } from '../../platform/pagination/list.ts';
-import { WITHDRAWAL_STATUS, withdrawals } from './tables.ts';
+import { WITHDRAWAL_STATUS, withdrawals, type PayoutState } from './tables.ts';
 
 /** A withdrawal as every reader selects it. */
 export const withdrawalFields = {
@@ -22,6 +22,9 @@ export const withdrawalFields = {
   paid_at: withdrawals.paidAt,
   payout_gateway: withdrawals.payoutGateway,
   payout_id: withdrawals.payoutId,
+  payout_method_id: withdrawals.payoutMethodId,
+  payout_state: withdrawals.payoutState,
+  payout_detail: withdrawals.payoutDetail,
   created_at: withdrawals.createdAt,
   updated_at: withdrawals.updatedAt,
 };
@@ -45,6 +48,53 @@ export async function attachPayout(db: Db, id: number, payoutId: string): Promis
     .update(withdrawals)
     .set({ payoutId, updatedAt: sql`now()` })
     .where(and(eq(withdrawals.id, id), isNull(withdrawals.payoutId)));
+}
+
+/** The method whose PSP pays an approval out: written in the approval's transaction. */
+export async function setPayoutMethod(tx: Db, id: number, paymentMethodId: number): Promise<void> {
+  await tx.update(withdrawals).set({ payoutMethodId: paymentMethodId }).where(eq(withdrawals.id, id));
+}
+
+/**
+ * What a payout request (or a look at the PSP) came to: its state and the gateway's words, and
+ * whether reconciliation looked now. Only an approved withdrawal's record moves, so a late
+ * answer never rewrites one that reached its end.
+ */
+export async function recordPayout(
+  db: Db,
+  id: number,
+  record: { state?: PayoutState; detail?: string | null; checkedAt?: Date },
+): Promise<void> {
+  await db
+    .update(withdrawals)
+    .set({
+      ...(record.state === undefined ? {} : { payoutState: record.state }),
+      ...(record.detail === undefined ? {} : { payoutDetail: record.detail?.slice(0, 500) ?? null }),
+      ...(record.checkedAt === undefined ? {} : { payoutCheckedAt: record.checkedAt }),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(withdrawals.id, id), eq(withdrawals.status, WITHDRAWAL_STATUS.approved)));
+}
+
+/**
+ * Approved withdrawals of these gateways approved at or before `approvedBefore`, the least
+ * recently checked first: what reconciliation asks the PSP about.
+ */
+export async function payoutsToReconcile(db: Db, gateways: string[], approvedBefore: Date, limit: number): Promise<WithdrawalRow[]> {
+  if (gateways.length === 0) return [];
+  return db
+    .select(withdrawalFields)
+    .from(withdrawals)
+    .where(
+      and(
+        eq(withdrawals.status, WITHDRAWAL_STATUS.approved),
+        sql`${withdrawals.payoutMethodId} is not null`,
+        inArray(withdrawals.payoutGateway, gateways),
+        lte(withdrawals.reviewedAt, approvedBefore),
+      ),
+    )
+    .orderBy(sql`${withdrawals.payoutCheckedAt} asc nulls first`, asc(withdrawals.reviewedAt))
+    .limit(limit);
 }
 
 const p = (name: string) => sql.placeholder(name);

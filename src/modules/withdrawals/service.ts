@@ -3,20 +3,24 @@ import { loggedTransaction, type OperationEntry } from '../../platform/admin/ope
 import type { AppContext } from '../../platform/context.ts';
 import { sha256 } from '../../platform/crypto.ts';
 import { retrying } from '../../platform/db/client.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { ConflictError, IdentityNotVerifiedError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { FieldCheck, formatUnits, percentOf } from '../../platform/money.ts';
 import type { PayoutGateways } from '../payments/gateways/payout.ts';
 import { InForce } from '../settings/in-force.ts';
 import { currentWithdrawSettings } from '../settings/repository.ts';
 import { playerRefusal } from '../wallet/ledger.ts';
+import { findIdentity } from '../kyc/repository.ts';
+import { ownAccountRefusals } from './own-account.ts';
+import type { PayoutMethodService } from './payout-method.ts';
+import { reportTransition, type PayoutService } from './payouts.ts';
 import { normalizePixKey, type PixKeyType } from './pix-key.ts';
 import { limitRefusals } from './refusals.ts';
 import {
-  attachPayout,
   findWithdrawal,
   findWithdrawalByReference,
   prepareRequestWithdrawal,
+  setPayoutMethod,
   transitionWithdrawal,
   type RequestOutcomeRow,
   type RequestWithdrawalStatement,
@@ -29,8 +33,6 @@ import { WITHDRAWAL_STATUS, WITHDRAWAL_STATUSES } from './tables.ts';
 const SETTINGS_ATTEMPTS = 5;
 
 const ACTION_VERBS: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'completed', fail: 'failed' };
-/** The status a transition reaches, as the metrics name the outcome. */
-const ACTION_OUTCOMES: Record<WithdrawalAction, string> = { approve: 'approved', reject: 'rejected', complete: 'paid', fail: 'failed' };
 
 export interface WithdrawalRequest {
   userId: number;
@@ -57,12 +59,16 @@ export interface PayoutWebhookResult {
 export class WithdrawalService {
   readonly #ctx: AppContext;
   readonly #payouts: PayoutGateways;
+  readonly #payoutMethod: PayoutMethodService;
+  readonly #payout: PayoutService;
   readonly #request: RequestWithdrawalStatement;
   readonly #settings: InForce<Awaited<ReturnType<typeof currentWithdrawSettings>>>;
 
-  constructor(ctx: AppContext, payouts: PayoutGateways) {
+  constructor(ctx: AppContext, payouts: PayoutGateways, payoutMethod: PayoutMethodService, payout: PayoutService) {
     this.#ctx = ctx;
     this.#payouts = payouts;
+    this.#payoutMethod = payoutMethod;
+    this.#payout = payout;
     this.#request = prepareRequestWithdrawal(ctx.db);
     this.#settings = new InForce(() => currentWithdrawSettings(ctx.db));
   }
@@ -80,6 +86,7 @@ export class WithdrawalService {
     const requestKey = input.idempotencyKey;
     check.throwIfFailed();
     const payeeAccount = (key as { key: string }).key;
+    if (this.#ctx.config.regulation === 'br') await this.#ownAccount(input, payeeAccount);
     const digest =
       requestKey === undefined ? null : sha256(JSON.stringify([input.payeeName, input.accountType, payeeAccount, String(amount)]));
 
@@ -140,12 +147,13 @@ export class WithdrawalService {
   }
 
   /**
-   * An operator approves a pending withdrawal: the transition in their logged transaction, the
-   * metrics once it committed, then the payout request (never inside the transaction: it is a
-   * network call). 404 unknown, 409 from another state.
+   * An operator approves a pending withdrawal: the transition in their logged transaction (with
+   * the payout method chosen in PUT /api/admin/settings/payouts, read there), the metrics once it
+   * committed, then the payout request (never inside the transaction: it is a network call). 404
+   * unknown, 409 from another state.
    */
   async approve(entry: OperationEntry, id: number, log: Logger): Promise<WithdrawalRow> {
-    return this.#sendPayout(await this.#review(entry, id, 'approve', null), log);
+    return this.#payout.send(await this.#review(entry, id, 'approve', null), log);
   }
 
   /** An operator completes, rejects or fails a withdrawal: as `approve`, without a payout to ask for. */
@@ -158,59 +166,36 @@ export class WithdrawalService {
     return this.#review(entry, id, action, reason);
   }
 
+  /** REGULATION=br: the player's own key and verified name (own-account.ts), or a 422 by field. */
+  async #ownAccount(input: WithdrawalRequest, payeeAccount: string): Promise<void> {
+    const identity = await findIdentity(this.#ctx.db, input.userId);
+    // The route's guard let only a verified player through; a change since is the same refusal.
+    if (identity?.status !== 'verified') throw new IdentityNotVerifiedError();
+    const refusals = ownAccountRefusals({ ...input, payeeAccount }, identity, this.#payouts.current());
+    if (Object.keys(refusals).length > 0) throw new ValidationError(refusals);
+  }
+
   async #review(entry: OperationEntry, id: number, action: WithdrawalAction, reason: string | null): Promise<WithdrawalRow> {
-    const gateway = action === 'approve' ? this.#payouts.current().code : null;
     const row = await loggedTransaction(this.#ctx.db, entry, async (tx) => {
-      const outcome = await transitionWithdrawal(tx, { id, action, actorId: entry.userId, reason, gateway });
+      const payout = action === 'approve' ? await this.#payoutMethod.forApproval(tx) : undefined;
+      const outcome = await transitionWithdrawal(tx, { id, action, actorId: entry.userId, reason, gateway: payout?.gateway ?? null });
       if (outcome.outcome === 'unknown') throw new NotFoundError();
       if (outcome.outcome === 'conflict') {
         const from = WITHDRAWAL_STATUSES.nameOf(outcome.status);
         throw new ConflictError(`A withdrawal that is ${from} cannot be ${ACTION_VERBS[action]}.`, 'invalid_transition');
       }
+      if (payout?.paymentMethodId !== undefined && payout.paymentMethodId !== null) await setPayoutMethod(tx, id, payout.paymentMethodId);
       return (await findWithdrawal(tx, id))!;
     });
-    this.#reportTransition(row, action);
+    reportTransition(this.#ctx, row, action);
     return row;
-  }
-
-  /** Tells the metrics about a transition that committed: reject and fail wrote the refund of the whole amount. */
-  #reportTransition(row: WithdrawalRow, action: WithdrawalAction): void {
-    this.#ctx.money.withdrawal(ACTION_OUTCOMES[action]);
-    if (action === 'reject' || action === 'fail') this.#ctx.money.ledgerLine('withdrawal_refund', row.amount);
-  }
-
-  /**
-   * Asks the payout gateway to pay an approved withdrawal; called after the approval committed.
-   * Whatever happens (an error, a timeout, a crash before the answer is stored) the withdrawal
-   * stays approved and keeps its hold: only an explicit failure returns the money.
-   */
-  async #sendPayout(row: WithdrawalRow, log: Logger): Promise<WithdrawalRow> {
-    const gateway = row.payout_gateway === null ? undefined : this.#payouts.get(row.payout_gateway);
-    if (gateway === undefined || row.status !== WITHDRAWAL_STATUS.approved || row.payout_id !== null) return row;
-    try {
-      const { payoutId } = await gateway.requestPayout({
-        reference: row.public_id,
-        amountCents: row.amount - row.fee,
-        currency: row.currency,
-        payeeName: row.payee_name,
-        keyType: row.account_type,
-        key: row.payee_account,
-        description: `Withdrawal #${row.id}`,
-      });
-      await attachPayout(this.#ctx.db, row.id, payoutId);
-    } catch (error) {
-      log.error(
-        { err: error, withdrawalId: row.id, reference: row.public_id, gateway: gateway.code },
-        'payout request failed or its outcome is unknown; the withdrawal stays approved until reconciled',
-      );
-    }
-    return (await findWithdrawal(this.#ctx.db, row.id))!;
   }
 
   /** A gateway's payout notification: authenticated, matched to its withdrawal, applied at most once. */
   async handlePayoutWebhook(gatewayCode: string, rawBody: string, headers: IncomingHttpHeaders, log: Logger): Promise<PayoutWebhookResult> {
     const gateway = this.#payouts.get(gatewayCode);
-    if (gateway === undefined) throw new NotFoundError();
+    // A gateway notified elsewhere (Efí: the PIX notification route) has no payout webhook here.
+    if (gateway?.verifyPayoutWebhook === undefined) throw new NotFoundError();
     const event = gateway.verifyPayoutWebhook(rawBody, headers, new Date());
     const context = { gateway: gateway.code, reference: event.reference };
     const row = await findWithdrawalByReference(this.#ctx.db, event.reference);
@@ -239,7 +224,7 @@ export class WithdrawalService {
     );
     if (outcome.outcome === 'unknown') throw new NotFoundError();
     if (outcome.outcome === 'done') {
-      this.#reportTransition(row, action);
+      reportTransition(this.#ctx, row, action);
       return { withdrawalId: row.id, status: outcome.status, duplicate: false };
     }
     if (outcome.status === target) return { withdrawalId: row.id, status: outcome.status, duplicate: true };

@@ -1,8 +1,17 @@
 import { pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../platform/db/columns.ts';
 import { statusCodes } from '../../platform/status.ts';
+import { paymentMethods } from '../payments/tables.ts';
 import { users } from '../users/tables.ts';
 import type { PixKeyType } from './pix-key.ts';
+
+/**
+ * What a payout request came to: `sent` (the gateway took it), `unknown` (no answer known: the
+ * money stays held until an answer comes), `refused` (the PSP refused it and holds no such
+ * payout: the withdrawal failed with its refund). Null: not asked yet (or before this column).
+ */
+export const PAYOUT_STATES = ['sent', 'unknown', 'refused'] as const;
+export type PayoutState = (typeof PAYOUT_STATES)[number];
 
 /** migrations/20261124110000_withdrawals.sql; rows change only through request_withdrawal and withdrawal_transition (db/functions/). */
 export const withdrawals = pgTable(
@@ -30,6 +39,12 @@ export const withdrawals = pgTable(
     requestDigest: text('request_digest'),
     payoutGateway: text('payout_gateway'),
     payoutId: text('payout_id'),
+    // migrations/20261128150000_efi_payouts.sql: the method whose PSP pays it, what the payout
+    // request came to (PAYOUT_STATES), the gateway's words, and reconciliation's last look.
+    payoutMethodId: int8('payout_method_id').references(() => paymentMethods.id, { onDelete: 'restrict' }),
+    payoutState: text('payout_state', { enum: PAYOUT_STATES }),
+    payoutDetail: text('payout_detail'),
+    payoutCheckedAt: instant('payout_checked_at'),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
@@ -48,3 +63,14 @@ export const WITHDRAWAL_STATUSES = statusCodes({
   failed: 'failed (funds returned)',
 });
 export const WITHDRAWAL_STATUS = WITHDRAWAL_STATUSES.code;
+
+/**
+ * The payment method that pays approved withdrawals out (docs/api.md section 13b): one row (id 1);
+ * a null method is the built-in sandbox. migrations/20261128150000_efi_payouts.sql.
+ */
+export const payoutSettings = pgTable('payout_settings', {
+  id: smallint('id').primaryKey().default(1),
+  paymentMethodId: int8('payment_method_id').references(() => paymentMethods.id, { onDelete: 'restrict' }),
+  updatedBy: int8('updated_by'),
+  updatedAt: instant('updated_at').notNull().defaultNow(),
+});

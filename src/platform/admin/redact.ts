@@ -1,4 +1,7 @@
-/** Keys whose values never reach the operation log (docs/api.md section 8), at any depth. */
+/**
+ * Keys whose values never reach the operation log (docs/api.md section 8), at any depth; and a
+ * payment method's write-only gateway fields (section 13).
+ */
 export const REDACTED_KEYS = new Set([
   'password',
   'password_confirmation',
@@ -7,6 +10,12 @@ export const REDACTED_KEYS = new Set([
   'wallet_secret',
   'token',
   'recovery_code',
+  // Write-only secrets: payment methods' config (docs/api.md section 13) and a provider adapter's key
+  // (adapter_config.private_key, docs/api.md section 15).
+  'client_secret',
+  'certificate',
+  'private_key',
+  'webhook_token',
 ]);
 
 export const REDACTED = '[redacted]';

@@ -1,8 +1,23 @@
 import type { SQL } from 'drizzle-orm';
+import { Type } from 'typebox';
 import type { Db } from '../db/client.ts';
 
 /** The role that holds every permission, in code as well as in the seeded links. */
 export const SUPER_ADMIN = 'super-admin';
+
+/**
+ * Where a player's identity stands (docs/api.md section 14): `unverified` until they submit one,
+ * `pending` while a verifier or an operator decides, then `verified` or `rejected`. Under
+ * REGULATION=br money and play wait for `verified` (the route guard's `verified` check).
+ */
+export const IDENTITY_STATUSES = ['unverified', 'pending', 'verified', 'rejected'] as const;
+export type IdentityStatus = (typeof IDENTITY_STATUSES)[number];
+
+/** The status as a response field, from the one declaration above. */
+export function identityStatusSchema(description: string) {
+  const [unverified, pending, verified, rejected] = IDENTITY_STATUSES;
+  return Type.Union([Type.Literal(unverified), Type.Literal(pending), Type.Literal(verified), Type.Literal(rejected)], { description });
+}
 
 /** What the rest of a request knows about the signed-in user: no secrets, roles included. */
 export interface AuthUser {
@@ -15,6 +30,8 @@ export interface AuthUser {
   twoFactorEnabled: boolean;
   /** When the user followed the link of the verification e-mail; null until then (the `verified` route check). */
   emailVerifiedAt: Date | null;
+  /** The player's identity verification (REGULATION=br gates money and play on `verified`). */
+  identityStatus: IdentityStatus;
   roles: string[];
   createdAt: Date;
   updatedAt: Date;

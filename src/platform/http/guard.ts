@@ -5,6 +5,7 @@ import { safeEqual } from '../crypto.ts';
 import {
   CsrfMismatchError,
   EmailNotVerifiedError,
+  IdentityNotVerifiedError,
   ForbiddenError,
   NotFoundError,
   PasswordConfirmationRequiredError,
@@ -22,7 +23,7 @@ declare module 'fastify' {
      * A stateless route whose caller signs each request: which signature (the OpenAPI security
      * scheme, src/platform/http/openapi.ts). The route's service checks it; the guard does not.
      */
-    signedBy?: 'gateway' | 'provider';
+    signedBy?: 'gateway' | 'provider' | 'hub88';
     /** A signed-in user is required (401 otherwise). */
     auth?: boolean;
     /** A permission such as `users.manage` is required (401 for guests, 403 without it). */
@@ -30,7 +31,9 @@ declare module 'fastify' {
     /**
      * With EMAIL_VERIFICATION=on, the user's e-mail must be verified (403 "Your email address is
      * not verified." otherwise, where Laravel's `verified` middleware sits: after sign-in, before
-     * the route's throttle). Money routes declare it; off, it changes nothing.
+     * the route's throttle). Money routes declare it; off, it changes nothing. With
+     * REGULATION=br it also waits for a verified identity (403 "Verify your identity before you
+     * deposit, play or withdraw.", docs/api.md section 14).
      */
     verified?: boolean;
     /** The session must have confirmed the password within PASSWORD_TIMEOUT_S (423 otherwise). */
@@ -90,7 +93,11 @@ function checkAccess(ctx: AppContext, request: FastifyRequest): Promise<void> | 
   if (config.auth !== true && config.permission === undefined) return undefined;
   const user = request.user;
   if (user === null) throw new UnauthenticatedError();
-  if (config.verified === true && user.emailVerifiedAt === null && ctx.config.emailVerification) throw new EmailNotVerifiedError();
+  if (config.verified === true) {
+    if (user.emailVerifiedAt === null && ctx.config.emailVerification) throw new EmailNotVerifiedError();
+    // The status travels with the cached user; every identity change calls sessions.userChanged.
+    if (user.identityStatus !== 'verified' && ctx.config.regulation === 'br') throw new IdentityNotVerifiedError();
+  }
   if (config.permission === undefined && config.pathRecord === undefined) {
     if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
       throw new PasswordConfirmationRequiredError();

@@ -50,10 +50,25 @@ function securitySchemes(sessionCookie: string) {
         `Seamless wallet callbacks, built-in protocol (adapter \`demo\`): ${SIGNATURE}, with the provider’s \`wallet_secret\`; ` +
         'another adapter checks its own protocol’s signature (docs/api.md section 9.5).',
     },
+    hub88Signature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Hub88-Signature',
+      description:
+        'Hub88’s wallet calls (docs/api.md section 15): base64 of the RSA-SHA256 signature of the raw body by Hub88’s private key, ' +
+        'verified with the provider’s `hub88_public_key`.',
+    },
   } as const;
 }
 
-const SIGNED_BY = { gateway: 'gatewaySignature', provider: 'providerSignature' } as const;
+const SIGNED_BY = { gateway: 'gatewaySignature', provider: 'providerSignature', hub88: 'hub88Signature' } as const;
+
+/** How each signing caller is told apart, in words, with what answers a missing or bad signature. */
+const SIGNED_ACCESS = {
+  gateway: 'a machine caller signing the request (`X-Signature`, 401 otherwise)',
+  provider: 'a machine caller signing the request (`X-Signature`, 401 otherwise)',
+  hub88: 'Hub88 signing the request (`X-Hub88-Signature`, RSA-SHA256; an HTTP 200 `RS_ERROR_INVALID_SIGNATURE` otherwise)',
+} as const;
 
 /**
  * What the guard (guard.ts) asks of a request to this route: a stateless route nothing of the
@@ -75,7 +90,7 @@ function accessOf(method: string, config: FastifyContextConfig): string | undefi
   if (config.stateless === true) {
     return config.signedBy === undefined
       ? 'Access: no session or CSRF token.'
-      : 'Access: a machine caller signing the request (`X-Signature`, 401 otherwise); no session or CSRF token.';
+      : `Access: ${SIGNED_ACCESS[config.signedBy]}; no session or CSRF token.`;
   }
   const signedIn = config.auth === true || config.permission !== undefined;
   const needs: string[] = [];

@@ -1,5 +1,6 @@
 import { GameAdapters } from './adapter.ts';
 import { DemoAdapter } from '../demo-provider/adapter.ts';
+import { Hub88Adapter } from '../hub88/adapter.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-/** The adapters every instance has: the built-in demo provider. */
+/** The adapters every instance has: the built-in demo provider and Hub88's Operator API. */
 export function builtInAdapters(): GameAdapters {
-  return new GameAdapters([new DemoAdapter()]);
+  return new GameAdapters([new DemoAdapter(), new Hub88Adapter()]);
 }

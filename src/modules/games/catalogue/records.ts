@@ -38,6 +38,8 @@ export const providerFields = {
   adapter: providers.adapter,
   gamesCount: correlated<number>(sql`(select count(*)::int from ${providerGames} where ${providerGames.providerId} = ${providers.id})`),
   hasWalletSecret: sql<boolean>`(${providers.walletSecret} is not null)`,
+  /** As stored (write-only fields sealed): presented without them (admin-providers.ts). */
+  adapterConfig: providers.adapterConfig,
   createdAt: providers.createdAt,
   updatedAt: providers.updatedAt,
 };
@@ -51,6 +53,12 @@ export const AdminProviderRecord = Type.Object({
   adapter: Type.String({ description: 'The adapter speaking its protocol; built in: `demo`.' }),
   games_count: Type.Integer({ description: 'Its provider games, enabled or not.' }),
   has_wallet_secret: Type.Boolean({ description: 'Whether a wallet secret is set (the secret itself is write-only).' }),
+  adapter_config: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: 'What its adapter needs besides the secret (docs/api.md section 15), without the write-only fields; null when none.',
+  }),
+  adapter_secrets: Type.Array(Type.String(), {
+    description: 'The write-only fields of `adapter_config` that are set (e.g. `private_key`); their values never leave.',
+  }),
   ...timestamps,
 });
 

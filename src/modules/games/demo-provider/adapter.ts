@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { NotFoundError } from '../../../platform/errors.ts';
 import { toUnits } from '../../../platform/money.ts';
 import { verifySignedBody } from '../../../platform/signature.ts';
 import type { GameProviderAdapter, Launch, LaunchRequest, WalletAction, WalletAnswer, WalletCall } from '../adapters/adapter.ts';
@@ -60,6 +61,9 @@ export class DemoAdapter implements GameProviderAdapter {
       case 'refund':
         call = { action, transactionId: read.id('transaction_id'), betTransactionId: read.id('bet_transaction_id') };
         break;
+      case 'player':
+        // The built-in protocol has no call that names a player without a token.
+        throw new NotFoundError();
     }
     read.done();
     return call;

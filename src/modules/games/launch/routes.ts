@@ -10,7 +10,11 @@ import { LAUNCH_LIMIT, LAUNCH_TOKEN_LIFE_S, type LaunchableGame, type LaunchServ
 const LaunchRecord = Type.Object({
   url: Type.String({ description: 'Where to open the game.' }),
   html: Type.Union([Type.String(), Type.Null()], { description: 'Markup to embed instead, for providers that give one.' }),
-  token: Type.String({ description: `The single-use launch token, valid for ${LAUNCH_TOKEN_LIFE_S} seconds.` }),
+  token: Type.String({
+    description:
+      `The single-use launch token, valid for ${LAUNCH_TOKEN_LIFE_S} seconds; for a provider that keeps one token for the whole ` +
+      'game session (Hub88), the session’s token, given to the provider and used by its calls alone.',
+  }),
 });
 
 /** GET /api/provider-games/:game/launch (docs/api.md section 7). */
@@ -46,7 +50,13 @@ export function registerLaunchRoutes(app: App, service: LaunchService): void {
       const game = found.get(request);
       if (game === undefined) throw new NotFoundError();
       const demo = request.query.demo === undefined ? false : flagValue(request.query.demo);
-      const data = await service.launch(currentUser(request).id, game, demo, request.log);
+      const language = request.headers['accept-language'];
+      const client = {
+        ip: request.ip,
+        userAgent: request.headers['user-agent'],
+        language: typeof language === 'string' ? language : undefined,
+      };
+      const data = await service.launch(currentUser(request).id, game, demo, client, request.log);
       // The token is a credential: no cache along the way may keep it.
       void reply.header('cache-control', 'no-store');
       return { data };

@@ -4,7 +4,8 @@ import { randomAlphanumeric, sha256 } from '../../../platform/crypto.ts';
 import { ProviderUnavailableError, ValidationError } from '../../../platform/errors.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { throttle } from '../../../platform/rate-limit.ts';
-import type { GameAdapters, Launch } from '../adapters/adapter.ts';
+import type { GameAdapters, Launch, LaunchRequest } from '../adapters/adapter.ts';
+import { openConfig } from '../adapters/config.ts';
 import { pathKey } from '../catalogue/records.ts';
 import { CATALOGUE_STATUS, gameSessions, providerGames, providers } from '../tables.ts';
 
@@ -32,7 +33,12 @@ export interface LaunchableGame {
   providerId: number;
   providerCode: string;
   adapter: string;
+  /** The provider's adapter configuration as stored (write-only fields sealed). */
+  adapterConfig: Record<string, unknown> | null;
 }
+
+/** What the player's browser said of itself (the launch route reads it from the request). */
+export type LaunchClient = LaunchRequest['client'];
 
 export interface LaunchAnswer extends Launch {
   /** The launch token (docs/api.md section 7); only its SHA-256 digest is stored. */
@@ -44,6 +50,11 @@ export interface LaunchAnswer extends Launch {
  * bound to user, provider, game and currency (committed first, on its own), then the adapter's
  * launch outside any transaction. When the adapter fails the session is expired at once, so the
  * token it was given can never be redeemed.
+ *
+ * For an adapter whose provider keeps one token for the whole game session (`launchToken:
+ * 'session'`, Hub88), the token handed over is the session's own: the row is written redeemed,
+ * with the token as its session token and a launch token nobody is given, so no redemption is
+ * asked for and every call of the session carries it until the session ends.
  */
 export class LaunchService {
   readonly #ctx: AppContext;
@@ -75,6 +86,7 @@ export class LaunchService {
         providerId: providers.id,
         providerCode: providers.code,
         adapter: providers.adapter,
+        adapterConfig: providers.adapterConfig,
       })
       .from(providerGames)
       .innerJoin(providers, eq(providers.id, providerGames.providerId))
@@ -88,7 +100,7 @@ export class LaunchService {
     return row;
   }
 
-  async launch(userId: number, game: LaunchableGame, demo: boolean, log: Logger): Promise<LaunchAnswer> {
+  async launch(userId: number, game: LaunchableGame, demo: boolean, client: LaunchClient, log: Logger): Promise<LaunchAnswer> {
     const adapter = this.#adapters.get(game.adapter);
     if (adapter === undefined) {
       // A provider naming an adapter this instance lacks (an older release beside a newer one).
@@ -100,17 +112,24 @@ export class LaunchService {
     const db = this.#ctx.db;
     const token = randomAlphanumeric(TOKEN_LENGTH);
     const currency = this.#ctx.config.defaultCurrency;
+    const sessionToken = adapter.launchToken === 'session' && !demo;
     const [session] = await db
       .insert(gameSessions)
       .values({
-        launchTokenHash: sha256(token),
         userId,
         providerId: game.providerId,
         providerGameId: game.id,
         currency,
         demo,
-        launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S})`,
         expiresAt: sql`now() + make_interval(secs => ${SESSION_LIFE_S})`,
+        ...(sessionToken
+          ? {
+              launchTokenHash: sha256(randomAlphanumeric(TOKEN_LENGTH)),
+              sessionTokenHash: sha256(token),
+              launchExpiresAt: sql`now()`,
+              redeemedAt: sql`now()`,
+            }
+          : { launchTokenHash: sha256(token), launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S})` }),
       })
       .returning({ id: gameSessions.id });
 
@@ -123,6 +142,10 @@ export class LaunchService {
         currency,
         demo,
         appUrl: this.#ctx.config.appUrl,
+        player: { id: userId },
+        client,
+        lobbyUrl: this.#ctx.config.frontendUrl,
+        config: openConfig(adapter.config, game.adapterConfig, this.#ctx.keys),
       });
       if (typeof launch.url !== 'string' || !(launch.html === null || typeof launch.html === 'string')) {
         throw new Error('The adapter answered a launch without a URL.');

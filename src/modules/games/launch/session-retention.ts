@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Regulation } from '../../../config.ts';
 import { rows, type Db } from '../../../platform/db/client.ts';
 import type { Prunable } from '../../../platform/housekeeping.ts';
 
@@ -8,22 +9,32 @@ import type { Prunable } from '../../../platform/housekeeping.ts';
  * this is for people: support and provider reconciliation, which look back weeks or months.
  */
 export const GAME_SESSION_RETENTION_DAYS = 90;
+/**
+ * REGULATION=br: online-game data is kept five years (Portaria SPA/MF 1.207, docs/regulation.md),
+ * so no game session is pruned before five calendar years after it ended.
+ */
+export const REGULATED_RETENTION_YEARS = 5;
 /** Rows deleted per statement, so a first sweep over a long backlog never holds locks for long. */
 const BATCH = 5_000;
 
 /**
  * Housekeeping of `game_sessions` (docs/games.md, "Launch"): deletes the sessions that ended
  * (`expires_at`, which a launch token's expiry never exceeds and which no call moves once past)
- * more than GAME_SESSION_RETENTION_DAYS ago, except the newest redeemed money session of each
+ * more than GAME_SESSION_RETENTION_DAYS ago (REGULATED_RETENTION_YEARS under REGULATION=br), except the newest redeemed money session of each
  * provider game, which keeps the game and its provider from being deleted while rounds played
  * through it exist (rounds have no foreign keys of their own). A session can only be newer than
  * a kept one, so concurrent sweeps on several instances never both delete a game's last one.
  */
 export class GameSessionPruner implements Prunable {
   readonly #db: Db;
+  readonly #keep: SQL;
 
-  constructor(db: Db) {
+  constructor(db: Db, regulation: Regulation = 'none') {
     this.#db = db;
+    this.#keep =
+      regulation === 'br'
+        ? sql`make_interval(years => ${REGULATED_RETENTION_YEARS})`
+        : sql`make_interval(days => ${GAME_SESSION_RETENTION_DAYS})`;
   }
 
   async prune(): Promise<number> {
@@ -34,8 +45,8 @@ export class GameSessionPruner implements Prunable {
         this.#db,
         sql`with doomed as (
             select g.id from game_sessions g
-            where g.created_at < now() - make_interval(days => ${GAME_SESSION_RETENTION_DAYS})
-              and g.expires_at < now() - make_interval(days => ${GAME_SESSION_RETENTION_DAYS})
+            where g.created_at < now() - ${this.#keep}
+              and g.expires_at < now() - ${this.#keep}
               and (g.redeemed_at is null or g.demo or exists (
                 select 1 from game_sessions n
                 where n.provider_id = g.provider_id and n.provider_game_id = g.provider_game_id

@@ -7,16 +7,23 @@ import { nestsDeeperThan } from '../../../platform/input.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import {
   WALLET_ACTIONS,
+  WalletCallRefused,
+  type AdapterConfig,
+  type CallRefusal,
   type GameAdapters,
   type GameProviderAdapter,
   type WalletAction,
   type WalletAnswer,
   type WalletCall,
 } from '../adapters/adapter.ts';
+import { openConfig } from '../adapters/config.ts';
+import { canonicalJson } from './canonical-json.ts';
 import {
   prepareProviderLookups,
+  prepareRequestMemo,
   prepareWalletStatements,
   type ProviderLookups,
+  type RequestMemo,
   type WalletAnswerRow,
   type WalletProvider,
   type WalletStatements,
@@ -29,9 +36,9 @@ const SESSION_TOKEN_LENGTH = 48;
 /** Deeper than any provider's body; shallow enough for jsonb to store. */
 const MAX_BODY_DEPTH = 16;
 /**
- * How long a provider's adapter and decrypted secret are reused without reading them again. The
- * wallet functions check the provider's status themselves, so this never lets a disabled
- * provider through; a changed secret is read again as soon as a signature fails.
+ * How long a provider's adapter, decrypted secret and configuration are reused without reading
+ * them again. The wallet functions check the provider's status themselves, so this never lets a
+ * disabled provider through; a changed key is read again as soon as a signature fails.
  */
 const PROVIDER_TTL_MS = 5_000;
 
@@ -39,19 +46,24 @@ interface KnownProvider {
   row: WalletProvider;
   /** The decrypted wallet secret; null when the provider has none. */
   secret: string | null;
+  /** The adapter configuration, write-only fields decrypted; null when none. */
+  config: AdapterConfig | null;
   until: number;
 }
 
 export interface ProviderCallback {
   /** The path's provider: its id or its code. */
   provider: string;
+  /** The generic path's `:action`, or the path after `/<adapter>/` of an adapter's own paths. */
   action: string;
+  /** The adapter whose own paths the call came by (`walletPaths`); absent for the generic `/wallet/:action`. */
+  via?: string;
   rawBody: string;
   headers: IncomingHttpHeaders;
   log: Logger;
 }
 
-function isWalletAction(action: string): action is WalletAction {
+function isWalletAction(action: string): action is (typeof WALLET_ACTIONS)[number] {
   return (WALLET_ACTIONS as readonly string[]).includes(action);
 }
 
@@ -65,59 +77,107 @@ function answerOf(row: WalletAnswerRow, session: string | null): WalletAnswer {
   };
 }
 
+/** The body as received, parsed, or undefined; only for echoes in a refusal, never trusted. */
+function looselyParsed(rawBody: string): unknown {
+  try {
+    return JSON.parse(rawBody);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The game providers' callbacks to the seamless wallet (docs/api.md section 9), not the player's
- * wallet (src/modules/wallet/): the provider named in the path, its adapter's signature check on
- * the raw body, the call read in our terms, then one wallet function per call (the rules are in
- * SQL, docs/decisions/0003), and the answer worded back. Transport failures are docs/api.md's
- * errors (404, 401, 422); every business outcome is an HTTP 200 in the provider's words.
+ * The game providers' callbacks to the seamless wallet (docs/api.md sections 9 and 15), not the
+ * player's wallet (src/modules/wallet/): the provider named in the path, its adapter's signature
+ * check on the raw body, the call read in our terms, then one wallet function per call (the rules
+ * are in SQL, docs/decisions/0003), and the answer worded back. Transport failures are
+ * docs/api.md's errors (404, 401, 422), or HTTP 200 in the protocol's words where the adapter has
+ * them (`refusal`, Hub88); every business outcome is an HTTP 200 in the provider's words. A
+ * protocol that promises the same answer to the same request id (`requestId`, Hub88) gets its
+ * first answer again from `provider_requests`.
  */
 export class ProviderCallbacks {
   readonly #ctx: AppContext;
   readonly #adapters: GameAdapters;
   readonly #statements: WalletStatements;
   readonly #providers: ProviderLookups;
+  readonly #memo: RequestMemo;
   readonly #known = new Map<string, KnownProvider>();
 
   constructor(ctx: AppContext, adapters: GameAdapters) {
     this.#ctx = ctx;
     this.#adapters = adapters;
-    this.#statements = prepareWalletStatements(ctx.db);
+    this.#statements = prepareWalletStatements(ctx.db, ctx.config.regulation);
     this.#providers = prepareProviderLookups(ctx.db);
+    this.#memo = prepareRequestMemo(ctx.db);
   }
 
   async handle(request: ProviderCallback): Promise<Record<string, unknown>> {
-    const { action, rawBody, log } = request;
-    if (!isWalletAction(action)) throw new NotFoundError();
+    const { rawBody, log } = request;
     let known = await this.#provider(request.provider, false);
-    let adapter: GameProviderAdapter;
+    if (known === undefined) throw new NotFoundError();
+    const adapter = this.#adapterOf(known, request);
+    const action = this.#actionOf(adapter, request);
     try {
-      adapter = this.#authenticate(known, request);
+      this.#verify(adapter, known, request);
     } catch (error) {
-      // What was kept may be older than a change of secret or adapter: read it again, once.
+      // What was kept may be older than a change of key or adapter: read it again, once.
       if (!(error instanceof WebhookSignatureError)) throw error;
       known = await this.#provider(request.provider, true);
-      adapter = this.#authenticate(known, request);
+      if (known === undefined || known.row.adapter !== adapter.code) throw new NotFoundError();
+      try {
+        this.#verify(adapter, known, request);
+      } catch (again) {
+        if (!(again instanceof WebhookSignatureError)) throw again;
+        return this.#refused(adapter, known, action, 'INVALID_SIGNATURE', looselyParsed(rawBody), log, again);
+      }
     }
-    const provider = known!.row;
+    const provider = known.row;
 
     let body: unknown;
     try {
       body = JSON.parse(rawBody);
     } catch {
-      throw ValidationError.field('body', 'The body must be a JSON object.');
+      return this.#refused(
+        adapter,
+        known,
+        action,
+        'MALFORMED',
+        undefined,
+        log,
+        ValidationError.field('body', 'The body must be a JSON object.'),
+      );
     }
     if (nestsDeeperThan(body, MAX_BODY_DEPTH)) throw new BodyTooDeepError();
-    const call = adapter.parseWalletCall(action, body);
+
+    const requestId = adapter.requestId?.(body);
+    const bodyHash = requestId === undefined ? '' : sha256(canonicalJson(body));
+    if (requestId !== undefined) {
+      const [first] = await this.#memo.find.execute({ providerId: provider.id, requestId });
+      if (first !== undefined) return this.#firstAnswer(adapter, known, action, first, bodyHash, body, log);
+    }
+
+    let call: WalletCall;
+    try {
+      call = adapter.parseWalletCall(action, body);
+    } catch (error) {
+      if (!(error instanceof WalletCallRefused)) throw error;
+      return this.#refused(adapter, known, action, error.reason, body, log, ValidationError.field('body', error.message));
+    }
     // The wallet function decides on the provider's status as committed (PROVIDER_DISABLED).
     const answer = await this.#apply(provider.id, call, rawBody, log);
     if (answer.status !== 'OK') log.info({ provider: provider.code, action, status: answer.status }, 'wallet call refused');
-    return adapter.walletAnswer(call, answer, body);
+    const worded = adapter.walletAnswer(call, answer, body);
+    if (requestId === undefined) return worded;
+    const kept = await this.#memo.keep.execute({ providerId: provider.id, requestId, bodyHash, answer: JSON.stringify(worded) });
+    if (kept.length > 0) return worded;
+    // A concurrent delivery of the same request answered first: both are answered its words.
+    const [first] = await this.#memo.find.execute({ providerId: provider.id, requestId });
+    return first === undefined ? worded : this.#firstAnswer(adapter, known, action, first, bodyHash, body, log);
   }
 
-  /** The provider's adapter, once it verified the call's signature with the provider's secret. */
-  #authenticate(known: KnownProvider | undefined, request: ProviderCallback): GameProviderAdapter {
-    if (known === undefined) throw new NotFoundError();
+  /** The adapter a call is for: the provider's, and only by its own paths when it has them. */
+  #adapterOf(known: KnownProvider, request: ProviderCallback): GameProviderAdapter {
     const adapter = this.#adapters.get(known.row.adapter);
     if (adapter === undefined) {
       request.log.error(
@@ -126,10 +186,66 @@ export class ProviderCallbacks {
       );
       throw new NotFoundError();
     }
-    // Without a secret nothing can be authenticated: the provider is refused whatever it sends.
-    if (known.secret === null) throw new WebhookSignatureError();
-    adapter.verify(request.rawBody, request.headers, known.secret, new Date());
+    const ownPaths = adapter.walletPaths !== undefined;
+    if (ownPaths !== (request.via !== undefined) || (request.via !== undefined && request.via !== adapter.code)) throw new NotFoundError();
     return adapter;
+  }
+
+  #actionOf(adapter: GameProviderAdapter, request: ProviderCallback): WalletAction {
+    if (adapter.walletPaths === undefined) {
+      if (!isWalletAction(request.action)) throw new NotFoundError();
+      return request.action;
+    }
+    const action = Object.hasOwn(adapter.walletPaths, request.action) ? adapter.walletPaths[request.action] : undefined;
+    if (action === undefined) throw new NotFoundError();
+    return action;
+  }
+
+  /** Throws WebhookSignatureError unless the call is signed with the provider's key. */
+  #verify(adapter: GameProviderAdapter, known: KnownProvider, request: ProviderCallback): void {
+    const key = adapter.walletKey === undefined ? known.secret : adapter.walletKey(known.config);
+    // Without a key nothing can be authenticated: the provider is refused whatever it sends.
+    if (key === null || key === '') throw new WebhookSignatureError();
+    adapter.verify(request.rawBody, request.headers, key, new Date());
+  }
+
+  /** A call refused before the wallet: in the protocol's words (HTTP 200) where it has them, else docs/api.md's error. */
+  #refused(
+    adapter: GameProviderAdapter,
+    known: KnownProvider,
+    action: WalletAction,
+    reason: CallRefusal,
+    body: unknown,
+    log: Logger,
+    otherwise: Error,
+  ): Record<string, unknown> {
+    log.info({ provider: known.row.code, action, refusal: reason }, 'wallet call refused before the wallet');
+    if (adapter.refusal === undefined) throw otherwise;
+    return adapter.refusal(reason, body);
+  }
+
+  /** The answer a request id was given; the same id with other content is not the same request, and changes nothing. */
+  #firstAnswer(
+    adapter: GameProviderAdapter,
+    known: KnownProvider,
+    action: WalletAction,
+    first: { bodyHash: string; answer: string },
+    bodyHash: string,
+    body: unknown,
+    log: Logger,
+  ): Record<string, unknown> {
+    if (first.bodyHash !== bodyHash) {
+      return this.#refused(
+        adapter,
+        known,
+        action,
+        'REQUEST_REUSED',
+        body,
+        log,
+        ValidationError.field('body', 'The request id was used before.'),
+      );
+    }
+    return JSON.parse(first.answer) as Record<string, unknown>;
   }
 
   /** The provider the path names, by id or code; kept a few seconds (`fresh` reads it again). */
@@ -148,9 +264,11 @@ export class ProviderCallbacks {
       this.#known.delete(reference);
       return undefined;
     }
+    const keys = this.#ctx.keys;
     const known = {
       row,
-      secret: row.walletSecret === null ? null : this.#ctx.keys.decrypt(row.walletSecret),
+      secret: row.walletSecret === null ? null : keys.decrypt(row.walletSecret),
+      config: openConfig(this.#adapters.get(row.adapter)?.config, row.adapterConfig, keys),
       until: Date.now() + PROVIDER_TTL_MS,
     };
     this.#known.set(reference, known);
@@ -179,10 +297,19 @@ export class ProviderCallbacks {
   async #apply(providerId: number, call: WalletCall, payload: string, log: Logger): Promise<WalletAnswer> {
     const statements = this.#statements;
     switch (call.action) {
+      case 'player': {
+        const [row] = await retrying(() => statements.player.execute({ providerId, userId: call.player }));
+        return answerOf(row!, null);
+      }
       case 'balance': {
         const session = randomAlphanumeric(SESSION_TOKEN_LENGTH);
         const [row] = await retrying(() =>
-          statements.balance.execute({ providerId, tokenHash: sha256(call.token), sessionHash: sha256(session) }),
+          statements.balance.execute({
+            providerId,
+            tokenHash: sha256(call.token),
+            sessionHash: sha256(session),
+            userId: call.player ?? null,
+          }),
         );
         return answerOf(row!, session);
       }
@@ -197,6 +324,8 @@ export class ProviderCallbacks {
             amount: call.amount,
             currency: call.currency,
             payload,
+            roundClosed: call.roundClosed ?? false,
+            userId: call.player ?? null,
           }),
         );
         // One statement on its own, committed by now; a replay moved nothing.
@@ -214,6 +343,7 @@ export class ProviderCallbacks {
             currency: call.currency,
             roundClosed: call.roundClosed,
             payload,
+            userId: call.player ?? null,
           }),
         );
         if (row!.outcome === 'OK' && !row!.replayed && call.amount > 0n) this.#ctx.money.ledgerLine('win', call.amount);
@@ -221,7 +351,14 @@ export class ProviderCallbacks {
       }
       case 'refund': {
         const [row] = await retrying(() =>
-          statements.refund.execute({ providerId, transactionId: call.transactionId, betTransactionId: call.betTransactionId, payload }),
+          statements.refund.execute({
+            providerId,
+            transactionId: call.transactionId,
+            betTransactionId: call.betTransactionId,
+            payload,
+            userId: call.player ?? null,
+            rollback: call.rollback ?? false,
+          }),
         );
         if (row!.outcome === 'OK' && !row!.replayed && row!.userId !== null && row!.transactionRef !== null) {
           await this.#reportRefund(Number(row!.transactionRef), log);

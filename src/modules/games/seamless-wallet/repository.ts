@@ -1,10 +1,12 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Regulation } from '../../../config.ts';
+import type { IdentityStatus } from '../../../platform/auth/identity.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { RowOf } from '../../../platform/pagination/list.ts';
 import type { WalletStatus } from '../adapters/adapter.ts';
 import { SESSION_LIFE_S } from '../launch/service.ts';
 import { CATALOGUE_STATUS, providers } from '../tables.ts';
-import { PROVIDER_BET_STATUS, providerTransactions } from './tables.ts';
+import { PROVIDER_BET_STATUS, providerRequests, providerTransactions } from './tables.ts';
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -38,22 +40,29 @@ const round = {
   refunded: sql`${PROVIDER_BET_STATUS.refunded}::smallint`,
 };
 const sessionLife = sql`${SESSION_LIFE_S}::integer`;
+const IDENTITY_VERIFIED: IdentityStatus = 'verified';
 
 /**
  * The wallet functions (db/functions/provider_wallet_*.sql) as named prepared
  * statements: one round trip per callback, parsed and planned once per connection.
  */
-export function prepareWalletStatements(db: Db) {
+export function prepareWalletStatements(db: Db, regulation: Regulation = 'none') {
+  // REGULATION=br: a bet needs a verified identity (docs/api.md section 14); null requires none.
+  const identityVerified = sql`${regulation === 'br' ? IDENTITY_VERIFIED : null}::text`;
   return {
     balance: db
       .select(walletAnswerFields)
-      .from(sql`provider_wallet_balance(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('sessionHash')}::text, ${enabled})`)
+      .from(
+        sql`provider_wallet_balance(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('sessionHash')}::text, ${enabled},
+          ${p('userId')}::bigint)`,
+      )
       .prepare('provider_wallet_balance'),
     bet: db
       .select(walletAnswerFields)
       .from(
         sql`provider_wallet_bet(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('transactionId')}::text, ${p('roundId')}::text,
-          ${p('game')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('payload')}::text, ${enabled}, ${round.open}, ${sessionLife})`,
+          ${p('game')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('payload')}::text, ${enabled}, ${round.open}, ${sessionLife},
+          ${p('roundClosed')}::boolean, ${round.settled}, ${p('userId')}::bigint, ${identityVerified})`,
       )
       .prepare('provider_wallet_bet'),
     win: db
@@ -61,16 +70,20 @@ export function prepareWalletStatements(db: Db) {
       .from(
         sql`provider_wallet_win(${p('providerId')}::bigint, ${p('transactionId')}::text, ${p('betTransactionId')}::text,
           ${p('roundId')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('roundClosed')}::boolean, ${p('payload')}::text,
-          ${enabled}, ${round.open}, ${round.settled})`,
+          ${enabled}, ${round.open}, ${round.settled}, ${p('userId')}::bigint)`,
       )
       .prepare('provider_wallet_win'),
     refund: db
       .select(walletAnswerFields)
       .from(
         sql`provider_wallet_refund(${p('providerId')}::bigint, ${p('transactionId')}::text, ${p('betTransactionId')}::text,
-          ${p('payload')}::text, ${enabled}, ${round.refunded})`,
+          ${p('payload')}::text, ${enabled}, ${round.refunded}, ${p('userId')}::bigint, ${p('rollback')}::boolean)`,
       )
       .prepare('provider_wallet_refund'),
+    player: db
+      .select(walletAnswerFields)
+      .from(sql`provider_wallet_player(${p('providerId')}::bigint, ${p('userId')}::bigint, ${enabled})`)
+      .prepare('provider_wallet_player'),
     /** What a recorded call moved (cents): a refund records 0 when its bet needed nothing back. */
     recordedAmount: db
       .select({ amount: providerTransactions.amount })
@@ -82,6 +95,29 @@ export function prepareWalletStatements(db: Db) {
 
 export type WalletStatements = ReturnType<typeof prepareWalletStatements>;
 
+/**
+ * The answers given by request id (`provider_requests`): what a protocol that promises the same
+ * answer to the same request (Hub88's `request_uuid`) is answered again.
+ */
+export function prepareRequestMemo(db: Db) {
+  return {
+    find: db
+      .select({ bodyHash: providerRequests.bodyHash, answer: providerRequests.answer })
+      .from(providerRequests)
+      .where(and(eq(providerRequests.providerId, p('providerId')), eq(providerRequests.requestId, p('requestId'))))
+      .prepare('provider_request_find'),
+    /** Keeps the first answer; a concurrent delivery that answered first keeps its own (nothing is returned then). */
+    keep: db
+      .insert(providerRequests)
+      .values({ providerId: p('providerId'), requestId: p('requestId'), bodyHash: p('bodyHash'), answer: p('answer') })
+      .onConflictDoNothing({ target: [providerRequests.providerId, providerRequests.requestId] })
+      .returning({ id: providerRequests.id })
+      .prepare('provider_request_keep'),
+  };
+}
+
+export type RequestMemo = ReturnType<typeof prepareRequestMemo>;
+
 /** What the wallet needs of a provider: who it is, how it speaks and signs, whether it is enabled. */
 const walletProvider = {
   id: providers.id,
@@ -89,6 +125,7 @@ const walletProvider = {
   status: providers.status,
   adapter: providers.adapter,
   walletSecret: providers.walletSecret,
+  adapterConfig: providers.adapterConfig,
 };
 
 export function prepareProviderLookups(db: Db) {

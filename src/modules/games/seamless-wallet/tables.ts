@@ -1,4 +1,5 @@
-import { jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../../platform/db/columns.ts';
 import type { WalletStatus } from '../adapters/adapter.ts';
 
@@ -49,8 +50,36 @@ export const providerTransactions = pgTable(
     payload: jsonb('payload'),
     createdAt: instant('created_at').notNull().defaultNow(),
   },
-  (table) => [unique('provider_transactions_unique').on(table.providerId, table.transactionId)],
+  (table) => [
+    unique('provider_transactions_unique').on(table.providerId, table.transactionId),
+    // The wins of a bet, for a transaction rollback (migrations/20261128300000_hub88.sql).
+    index('provider_transactions_win_bet_idx')
+      .on(table.providerId, table.betTransactionId)
+      .where(sql`kind = 'win'`),
+  ],
 );
 
 export type ProviderBet = typeof providerBets.$inferSelect;
 export type ProviderTransaction = typeof providerTransactions.$inferSelect;
+
+/**
+ * The answer given to each provider request id, for protocols that promise the same answer to the
+ * same request (Hub88's `request_uuid`; migrations/20261128300000_hub88.sql), pruned by housekeeping.
+ */
+export const providerRequests = pgTable(
+  'provider_requests',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    providerId: int8('provider_id').notNull(),
+    requestId: text('request_id').notNull(),
+    /** SHA-256 of the request's content (canonical JSON): the same id with other content is another request. */
+    bodyHash: text('body_hash').notNull(),
+    /** The answer's JSON exactly as it was sent. */
+    answer: text('answer').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (table) => [
+    unique('provider_requests_unique').on(table.providerId, table.requestId),
+    index('provider_requests_created_idx').on(table.createdAt),
+  ],
+);

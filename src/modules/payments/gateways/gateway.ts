@@ -5,6 +5,8 @@ import { Registry } from '../../../platform/registry.ts';
 export interface ChargeRequest {
   /** Our reference for the charge (the top-up's public id). */
   reference: string;
+  /** The payment method charged: a gateway configured per method (API Pix) reads its settings by it. */
+  paymentMethodId: number;
   amountCents: bigint;
   currency: string;
   description: string;
@@ -15,6 +17,8 @@ export interface Charge {
   paymentId: string;
   /** PIX copy-and-paste text (a BR Code). */
   qrCode: string;
+  /** When the charge stops being payable, if the gateway says. */
+  expiresAt?: Date;
 }
 
 export type PaymentStatus = 'pending' | 'paid' | 'cancelled';
@@ -35,12 +39,14 @@ export interface PaymentGateway {
   /** Called outside any database transaction: it is a network call. */
   createCharge(request: ChargeRequest): Promise<Charge>;
   /**
-   * Authenticates a webhook from its raw body and headers (throws WebhookSignatureError) and maps
-   * it to an event (throws ValidationError on a body it cannot read).
+   * Authenticates a notification of the signed webhook route (`/api/webhooks/payments/{gateway}`,
+   * docs/api.md section 9) from its raw body and headers (throws WebhookSignatureError) and maps
+   * it to an event (throws ValidationError on a body it cannot read). A gateway without it is
+   * notified elsewhere (API Pix: docs/api.md section 13), and that route answers 404 for it.
    */
-  verifyWebhook(rawBody: string, headers: IncomingHttpHeaders, now: Date): PaymentEvent;
+  verifyWebhook?(rawBody: string, headers: IncomingHttpHeaders, now: Date): PaymentEvent;
   /** The provider's view of a payment, for reconciliation. */
-  queryStatus(paymentId: string): Promise<PaymentStatus | 'unknown'>;
+  queryStatus?(paymentId: string): Promise<PaymentStatus | 'unknown'>;
 }
 
 /** The payment gateways this instance knows, by code. */

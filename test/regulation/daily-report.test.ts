@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { DATABASE_COMMANDS, Transcript, type Opener } from '../../src/commands.ts';
+import { rows } from '../../src/platform/db/client.ts';
+import { useApp, type TestApp } from '../helpers/app.ts';
+import { betOk, insertGame, ManualClock, openDraw } from '../draws/helpers.ts';
+import { demoDriver, send } from '../games/helpers.ts';
+import { betAt, nextId, seat } from '../games/kit.ts';
+import { createTopup, paid, webhook } from '../wallet/helpers.ts';
+import { fund } from '../withdrawals/helpers.ts';
+import { identityBody, verifiedPlayer } from './support.ts';
+
+// The day under report, in São Paulo (UTC−3): [2026-11-20T03:00Z, 2026-11-21T03:00Z).
+const DAY = '2026-11-20';
+const FIRST_INSTANT = '2026-11-20T03:00:00.000Z';
+const LAST_INSTANT = '2026-11-21T02:59:59.999Z';
+const NEXT_DAY = '2026-11-21T03:00:00.000Z';
+const DAY_BEFORE = '2026-11-20T02:59:59.999Z';
+const MIDDAY = '2026-11-20T15:00:00.000Z';
+
+interface Totals {
+  bettors: number;
+  bets: { count: number; stake: number; win: number; refund: number };
+  ggr: number;
+  topups: { count: number; amount: number; gift: number };
+  withdrawals: { count: number; requested: number; returned: number };
+  games: { source: string; provider: string; game: string; stake: number; win: number; refund: number; ggr: number }[];
+  other_lines: Record<string, number>;
+  from: string;
+  to: string;
+}
+
+/** What the ledger says for [from, to), by line type, in cents: computed here without the report's code. */
+async function ledgerSums(t: TestApp, from: string, to: string): Promise<Record<string, number>> {
+  const found = await rows<{ type: string; total: string }>(
+    t.db,
+    sql`select type, sum(amount)::text as total from ledger_entries
+      where created_at >= ${from}::timestamptz and created_at < ${to}::timestamptz group by type`,
+  );
+  return Object.fromEntries(found.map((row) => [row.type, Number(row.total)]));
+}
+
+const cents = (units: number) => Math.round(units * 100);
+
+/** The ledger lines a test wrote, put at the instants the test needs (the append-only trigger off for it). */
+async function moveLines(t: TestApp, moves: [condition: ReturnType<typeof sql>, at: string][]): Promise<void> {
+  await t.db.execute(sql`alter table ledger_entries disable trigger ledger_entries_no_update`);
+  try {
+    await t.db.execute(sql`update ledger_entries set created_at = ${MIDDAY}::timestamptz`);
+    for (const [condition, at] of moves)
+      await t.db.execute(sql`update ledger_entries set created_at = ${at}::timestamptz where ${condition}`);
+  } finally {
+    await t.db.execute(sql`alter table ledger_entries enable trigger ledger_entries_no_update`);
+  }
+}
+
+describe('REGULATION=br: the daily report reconciles with the ledger', () => {
+  const clock = new ManualClock('2026-11-20T12:00:00.000Z');
+  const ctx = useApp({ REGULATION: 'br' }, { clock });
+
+  test('bets, wins, refunds, top-ups and withdrawals of one São Paulo day, its midnights on both sides', async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    const alice = await verifiedPlayer(t, admin.client);
+    await fund(t, alice.id, 50_000n);
+
+    // Provider: a bet won, a bet refunded (the seated player verified first).
+    const table = await seat(t, demoDriver, 20_000n);
+    assert.equal((await table.player.client.put('/api/user/identity', identityBody())).status, 200);
+    assert.equal((await admin.client.post(`/api/admin/users/${table.player.id}/identity/approve`)).status, 200);
+    const won = betAt(table, 1_000n);
+    assert.equal((await send(t, demoDriver, table.provider, won)).answer?.status, 'OK');
+    const winCall = {
+      action: 'win',
+      transactionId: nextId('win'),
+      betTransactionId: won.transactionId,
+      roundId: won.roundId,
+      amount: 2_500n,
+      roundClosed: true,
+    } as const;
+    assert.equal((await send(t, demoDriver, table.provider, winCall)).answer?.status, 'OK');
+    const refunded = betAt(table, 700n);
+    assert.equal((await send(t, demoDriver, table.provider, refunded)).answer?.status, 'OK');
+    const refundCall = { action: 'refund', transactionId: nextId('refund'), betTransactionId: refunded.transactionId } as const;
+    assert.equal((await send(t, demoDriver, table.provider, refundCall)).answer?.status, 'OK');
+
+    // Draws: one settled with a bet on each colour (one of them wins), one cancelled (refunded).
+    const wheel = await insertGame(t.db, { type: 'double' });
+    const dice = await insertGame(t.db, { type: 'dice3' });
+    await t.app.drawScheduler.tick(clock.now());
+    const settled = await openDraw(alice.client, wheel.code);
+    const cancelled = await openDraw(alice.client, dice.code);
+    for (const [selection, amount] of [
+      ['red', 1],
+      ['black', 2],
+      ['white', 3],
+    ] as const)
+      await betOk(alice.client, wheel.code, selection, amount);
+    await betOk(alice.client, dice.code, 'big', 4);
+    assert.equal((await admin.client.post(`/api/admin/draws/${cancelled.id}/cancel`, { reason: 'Table closed' })).status, 200);
+    await t.app.drawScheduler.tick(clock.set(settled.draw_at));
+
+    // Money in and out: a top-up paid, a withdrawal held then rejected, another held.
+    const topup = await createTopup(alice.client, 30);
+    assert.equal((await webhook(t, paid(topup))).status, 200);
+    const withdraw = (amount: number) =>
+      alice.client.post('/api/withdrawals', { payee_name: alice.fullName, account_type: 'CPF', payee_account: alice.cpf, amount });
+    const rejected = (await withdraw(40)).json as { data: { id: number } };
+    assert.equal((await admin.client.post(`/api/admin/withdrawals/${rejected.data.id}/reject`, { reason: 'No.' })).status, 200);
+    assert.equal((await withdraw(15)).status, 201);
+
+    // The day's edges: the provider's win lands on the next day's first instant, its refunded
+    // stake on this day's first; the top-up on this day's last millisecond; the withdrawal's
+    // refund on the day before's last.
+    await moveLines(t, [
+      [sql`type = 'win' and reference_type = 'provider_bet'`, NEXT_DAY],
+      [sql`type = 'bet' and idempotency_key like ${`%:bet:${refunded.transactionId}`}`, FIRST_INSTANT],
+      [sql`type = 'topup'`, LAST_INSTANT],
+      [sql`type = 'withdrawal_refund'`, DAY_BEFORE],
+    ]);
+
+    const res = await admin.client.get(`/api/admin/reports/daily?date=${DAY}`);
+    assert.equal(res.status, 200, res.text);
+    const totals = (res.json as { data: Totals }).data;
+    assert.deepEqual([totals.from, totals.to], [FIRST_INSTANT, NEXT_DAY]);
+
+    const ledger = await ledgerSums(t, FIRST_INSTANT, NEXT_DAY);
+    assert.equal(cents(totals.bets.stake), -ledger.bet!);
+    assert.equal(cents(totals.bets.win), ledger.win ?? 0);
+    assert.equal(cents(totals.bets.refund), ledger.bet_refund!);
+    assert.equal(cents(totals.topups.amount), ledger.topup!);
+    assert.equal(cents(totals.topups.gift), ledger.topup_gift ?? 0);
+    assert.equal(cents(totals.withdrawals.requested), -ledger.withdrawal!);
+    assert.equal(cents(totals.withdrawals.returned), ledger.withdrawal_refund ?? 0);
+    assert.equal(cents(totals.other_lines.adjustment ?? 0), ledger.adjustment!);
+    assert.equal(cents(totals.ggr), -ledger.bet! - (ledger.win ?? 0) - ledger.bet_refund!);
+    // What the edges mean: the provider's win is not this day's, the top-up and the refunded stake are, the
+    // withdrawal's refund is not.
+    assert.equal(totals.withdrawals.returned, 0);
+    assert.equal(totals.topups.amount, 30);
+    const provider = totals.games.find((game) => game.source === 'provider')!;
+    assert.deepEqual([provider.stake, provider.win, provider.refund, provider.ggr], [17, 0, 7, 10]);
+    assert.equal(totals.bettors, 2);
+    const draws = totals.games.filter((game) => game.source === 'draw');
+    assert.deepEqual(
+      draws.map((game) => [game.game, game.stake, game.refund]).sort(),
+      [
+        [dice.code, 4, 4],
+        [wheel.code, 6, 0],
+      ].sort(),
+    );
+    assert.ok([2, 4, 6].includes(draws.find((game) => game.game === wheel.code)!.win * 1), 'one colour won at its odds');
+
+    // The next day's report has the win, and only it, of these bets.
+    const next = ((await admin.client.get('/api/admin/reports/daily?date=2026-11-21')).json as { data: Totals }).data;
+    assert.deepEqual([next.bets.stake, next.bets.win, next.bets.refund, next.ggr], [0, 25, 0, -25]);
+    const before = ((await admin.client.get('/api/admin/reports/daily?date=2026-11-19')).json as { data: Totals }).data;
+    assert.equal(before.withdrawals.returned, 40);
+
+    // The command writes the same day as CSV files with a manifest of their rows and digests.
+    const dir = join(await mkdtemp(join(tmpdir(), 'croupier-report-')), 'out');
+    const open: Opener = (work) => work({ config: t.config, database: t.database.database, publish: async () => {} });
+    const out = new Transcript();
+    assert.equal(await DATABASE_COMMANDS['report:daily']!(['--date', DAY, '--out', dir], open, out), 0, out.stderr);
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as {
+      date: string;
+      files: { name: string; rows: number; sha256: string }[];
+    };
+    assert.equal(manifest.date, DAY);
+    assert.deepEqual(
+      manifest.files.map((file) => file.name),
+      ['bettors.csv', 'bets.csv', 'topups.csv', 'withdrawals.csv', 'ggr.csv'],
+    );
+    const csvOf = async (name: string) => {
+      const bytes = await readFile(join(dir, name));
+      const file = manifest.files.find((entry) => entry.name === name)!;
+      assert.equal(createHash('sha256').update(bytes).digest('hex'), file.sha256, name);
+      const [header, ...data] = bytes.toString('utf8').trimEnd().split('\r\n');
+      assert.equal(data.length, file.rows, name);
+      const columns = header!.split(',');
+      return data.map((line) => Object.fromEntries(line.split(',').map((value, index) => [columns[index]!, value])));
+    };
+    const bets = await csvOf('bets.csv');
+    const column = (list: Record<string, string>[], name: string) => list.reduce((total, row) => total + cents(Number(row[name])), 0);
+    assert.equal(bets.length, totals.bets.count);
+    assert.equal(column(bets, 'stake'), cents(totals.bets.stake));
+    assert.equal(column(bets, 'win'), cents(totals.bets.win));
+    assert.equal(column(bets, 'refund'), cents(totals.bets.refund));
+    const bettors = await csvOf('bettors.csv');
+    assert.deepEqual(
+      bettors.map((row) => [Number(row.user_id), row.cpf]),
+      [
+        [alice.id, alice.cpf],
+        [table.player.id, bettors.find((row) => Number(row.user_id) === table.player.id)!.cpf],
+      ].sort((a, b) => Number(a[0]) - Number(b[0])),
+    );
+    assert.equal(column(await csvOf('ggr.csv'), 'ggr'), cents(totals.ggr));
+    assert.equal(column(await csvOf('topups.csv'), 'amount'), cents(totals.topups.amount));
+    const withdrawals = await csvOf('withdrawals.csv');
+    assert.equal(column(withdrawals, 'requested'), cents(totals.withdrawals.requested));
+    assert.equal(withdrawals.length, 2);
+  });
+
+  test('the totals need reports.view, and a date that is not a calendar day is a 422', async () => {
+    const t = ctx();
+    const player = await t.player();
+    assert.equal((await player.client.get(`/api/admin/reports/daily?date=${DAY}`)).status, 403);
+    const admin = (await t.withRole('admin')).client;
+    for (const date of ['2026-02-30', '20-11-2026', '', '9999-12-31', '0000-01-01']) {
+      assert.equal((await admin.get(`/api/admin/reports/daily?date=${date}`)).status, 422, date);
+    }
+    assert.equal((await admin.get('/api/admin/reports/daily')).status, 422);
+  });
+});
