@@ -210,7 +210,8 @@ try {
     sim.drift.length > 0 ||
     Number(row.paid) !== total ||
     Number(row.payments) !== total ||
-    asked !== total ||
+    // A GET sent again on a new connection (the PSP closed the kept-alive one) is asked twice.
+    asked < total ||
     Number(row.lines) !== 3 * total ||
     report.problems.length > 0
   ) {
