@@ -158,6 +158,20 @@ describe('API Pix client', () => {
     }
   });
 
+  test('a read whose kept-alive connection the PSP dropped is sent again on a new one; a write is left unknown', async () => {
+    const txid = 'crpclienttest0000000000000009';
+    // After this call the connection is kept alive, and the next call is sent on it.
+    await client.createCharge({ txid, amount: 700n, expiresIn: 600, message: 'x' });
+    sim.loseAnswers(1, (method, path) => method === 'GET' && path.endsWith(txid));
+    const read = await client.charge(txid);
+    assert.deepEqual([read.txid, read.amount], [txid, 700n]);
+    sim.loseAnswers(1, (method, path) => method === 'PUT' && path.endsWith(txid));
+    await assert.rejects(
+      client.createCharge({ txid, amount: 700n, expiresIn: 600, message: 'x' }),
+      (error: PixApiError) => error.failure === 'network' && error.outcomeUnknown,
+    );
+  });
+
   test('a success whose body is not the spec’s record is an unexpected answer', async () => {
     sim.route('GET', '/v2/cob/crpbrokenanswer00000000000001', () => ({ status: 200, body: { txid: 'crpbrokenanswer00000000000001' } }), {
       scope: 'cob.read',

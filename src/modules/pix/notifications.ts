@@ -88,7 +88,8 @@ export class PixNotifications {
     const { endToEndId, txid } = item;
     if (typeof endToEndId === 'string' && END_TO_END_ID.test(endToEndId)) {
       // A replay (or one of twenty copies) costs one lookup; news of a return is worth a question.
-      if (item.devolucoes === undefined && (await this.#receipts.known(endToEndId))) return;
+      const unrecorded = item.devolucoes === undefined;
+      if (unrecorded && (await this.#receipts.known(endToEndId))) return;
       let confirmed;
       try {
         confirmed = await method.client.payment(endToEndId);
@@ -99,7 +100,7 @@ export class PixNotifications {
         }
         throw error;
       }
-      await this.#receipts.settle(method, confirmed, log);
+      await this.#receipts.settle(method, confirmed, log, { unrecorded });
       return;
     }
     if (typeof txid === 'string' && TXID.test(txid)) {

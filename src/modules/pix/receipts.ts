@@ -7,7 +7,7 @@ import type { ReceivedPix } from '../payments/pix-api/wire.ts';
 import { reportPaid, SettingsInForce } from '../topups/mark-paid.ts';
 import { paymentDisposition } from './disposition.ts';
 import { prepareReceivePixPayment, receivePixPayment, type ReceiveStatement } from './receive.ts';
-import { findChargedTopup, findPixPayment, findPixPaymentById } from './repository.ts';
+import { findChargedTopup, findPixPayment, findPixPaymentById, preparePixLookups, type PixLookups } from './repository.ts';
 import type { PixReturns } from './returns.ts';
 
 /** What became of a confirmed payment. */
@@ -27,23 +27,29 @@ export class PixReceipts {
   readonly #returns: PixReturns;
   readonly #receive: ReceiveStatement;
   readonly #settings: SettingsInForce;
+  readonly #lookups: PixLookups;
 
   constructor(ctx: PixContext, returns: PixReturns) {
     this.#ctx = ctx;
     this.#returns = returns;
     this.#receive = prepareReceivePixPayment(ctx.db);
+    this.#lookups = preparePixLookups(ctx.db);
     this.#settings = new SettingsInForce(ctx.db);
   }
 
   /** Whether a payment was already acted on: a replayed notification needs no question to the PSP. */
   async known(endToEndId: string): Promise<boolean> {
-    return (await findPixPayment(this.#ctx.db, endToEndId)) !== undefined;
+    return (await this.#lookups.recorded.execute({ endToEndId })).length > 0;
   }
 
-  async settle(method: PixMethod, payment: ReceivedPix, log: Logger): Promise<Settled> {
+  /**
+   * `unrecorded`: the caller has just seen (`known`) that the endToEndId was not acted on, so it
+   * is not looked up again; one recorded meanwhile is still answered 'replayed' by the function.
+   */
+  async settle(method: PixMethod, payment: ReceivedPix, log: Logger, options: { unrecorded?: boolean } = {}): Promise<Settled> {
     const db = this.#ctx.db;
     const context = { paymentMethodId: method.id, endToEndId: payment.endToEndId, txid: payment.txid, amount: formatUnits(payment.amount) };
-    const recorded = await findPixPayment(db, payment.endToEndId);
+    const recorded = options.unrecorded === true ? undefined : await findPixPayment(db, payment.endToEndId);
     if (recorded !== undefined) {
       await this.#returns.learn(recorded, payment.returns, log);
       return 'replayed';
@@ -54,7 +60,7 @@ export class PixReceipts {
       return 'not_ours';
     }
     for (let attempt = 1; attempt <= DECISION_ATTEMPTS; attempt++) {
-      const topup = await findChargedTopup(db, method.gateway, payment.txid);
+      const topup = await findChargedTopup(this.#lookups, method.gateway, payment.txid);
       if (topup === undefined || topup.paymentMethodId !== method.id) {
         log.warn(context, 'PIX payment for a txid that is none of our charges; ignored');
         return 'not_ours';

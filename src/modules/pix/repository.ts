@@ -5,22 +5,42 @@ import { topups } from '../topups/tables.ts';
 import type { ChargedTopup } from './disposition.ts';
 import { pixCheckpoints, pixPayments, type PixPaymentRow, type ReturnState } from './tables.ts';
 
+const p = (name: string) => sql.placeholder(name);
+
+/**
+ * The lookups every notified payment makes, as named prepared statements (parsed and planned once
+ * per connection): whether its endToEndId was acted on, and the top-up its txid names.
+ */
+export function preparePixLookups(db: Db) {
+  return {
+    recorded: db
+      .select({ id: pixPayments.id })
+      .from(pixPayments)
+      .where(eq(pixPayments.endToEndId, p('endToEndId')))
+      .prepare('pix_payment_recorded'),
+    chargedTopup: db
+      .select({
+        id: topups.id,
+        userId: topups.userId,
+        amount: topups.amount,
+        storedStatus: topups.status,
+        paymentMethodId: topups.paymentMethodId,
+      })
+      .from(topups)
+      .where(and(eq(topups.gateway, p('gateway')), eq(topups.gatewayPaymentId, p('txid'))))
+      .prepare('pix_charged_topup'),
+  };
+}
+
+export type PixLookups = ReturnType<typeof preparePixLookups>;
+
 /** The top-up a charge's txid names, as the disposition rule reads it. */
 export async function findChargedTopup(
-  db: Db,
+  lookups: PixLookups,
   gateway: string,
   txid: string,
 ): Promise<(ChargedTopup & { paymentMethodId: number }) | undefined> {
-  const [row] = await db
-    .select({
-      id: topups.id,
-      userId: topups.userId,
-      amount: topups.amount,
-      storedStatus: topups.status,
-      paymentMethodId: topups.paymentMethodId,
-    })
-    .from(topups)
-    .where(and(eq(topups.gateway, gateway), eq(topups.gatewayPaymentId, txid)));
+  const [row] = await lookups.chargedTopup.execute({ gateway, txid });
   return row;
 }
 

@@ -2,6 +2,16 @@ import { Agent, request } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { PixApiError } from './errors.ts';
 
+/** A kept-alive connection that the PSP had closed, found as a call was sent on it: nothing reached the PSP. */
+class StaleConnection extends Error {
+  readonly failure: PixApiError;
+
+  constructor(failure: PixApiError) {
+    super(failure.message);
+    this.failure = failure;
+  }
+}
+
 /** A PSP's answers are small; anything larger is not an API Pix answer. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
@@ -46,11 +56,31 @@ export class MutualTls {
     });
   }
 
-  send(call: Call): Promise<Answer> {
+  /**
+   * One call. A kept-alive connection the PSP closed as it was reused (its idle timeout racing our
+   * request) fails before any answer; a read (GET) is then sent once more on a new connection,
+   * as Node's documentation advises, within the same deadline. A write is not: its outcome stays
+   * unknown and its caller asks about it (every API Pix write names its record).
+   */
+  async send(call: Call): Promise<Answer> {
+    const deadline = Date.now() + call.timeoutMs;
+    try {
+      return await this.#send(call, call.timeoutMs);
+    } catch (error) {
+      const retry = error instanceof StaleConnection && call.method === 'GET' && deadline - Date.now() > 0;
+      if (!retry) throw error instanceof StaleConnection ? error.failure : error;
+      return this.#send(call, deadline - Date.now()).catch((again: unknown) => {
+        throw again instanceof StaleConnection ? again.failure : again;
+      });
+    }
+  }
+
+  #send(call: Call, timeoutMs: number): Promise<Answer> {
     const name = `${call.method} ${call.url.pathname}`;
     return new Promise<Answer>((resolve, reject) => {
       let settled = false;
-      const fail = (error: PixApiError) => {
+      let answered = false;
+      const fail = (error: PixApiError | StaleConnection) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -58,6 +88,7 @@ export class MutualTls {
         reject(error);
       };
       const outgoing = request(call.url, { method: call.method, headers: call.headers, agent: this.#agent }, (incoming) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         incoming.on('data', (chunk: Buffer) => {
@@ -74,8 +105,12 @@ export class MutualTls {
         });
         incoming.on('error', (error) => fail(new PixApiError('network', name, error.message, { cause: error })));
       });
-      const timer = setTimeout(() => fail(new PixApiError('timeout', name, `no answer within ${call.timeoutMs} ms`)), call.timeoutMs);
-      outgoing.on('error', (error) => fail(new PixApiError('network', name, error.message, { cause: error })));
+      const timer = setTimeout(() => fail(new PixApiError('timeout', name, `no answer within ${call.timeoutMs} ms`)), timeoutMs);
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        const failure = new PixApiError('network', name, error.message, { cause: error });
+        const stale = outgoing.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        fail(stale ? new StaleConnection(failure) : failure);
+      });
       outgoing.end(call.body);
     });
   }
