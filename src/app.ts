@@ -236,7 +236,10 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   });
   if (metrics !== undefined) registerMetrics(app, metrics, config.metrics.token);
   app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body !== undefined) request.body = normalizeInput(request.body);
+    const body = request.body;
+    if (body === undefined) return done();
+    const arrayAs = request.routeOptions.config.arrayBodyAs;
+    request.body = normalizeInput(arrayAs !== undefined && Array.isArray(body) ? { [arrayAs]: body } : body);
     done();
   });
   registerGuard(app, ctx);

@@ -84,20 +84,20 @@ describe('admin roles and permissions', () => {
 
   test('permissions: created, unique, well-formed, and given to super-admin at once', async () => {
     const { client } = await ctx().withRole('super-admin');
-    const res = await client.post('/api/admin/permissions', { name: 'reports.view' });
+    const res = await client.post('/api/admin/permissions', { name: 'audits.view' });
     assert.equal(res.status, 201);
     const permission = data<Permission>(res.json);
-    assert.equal(permission.name, 'reports.view');
+    assert.equal(permission.name, 'audits.view');
     const superRole = data<Role>((await client.get(`/api/admin/roles/${await roleId('super-admin')}`)).json);
-    assert.ok(superRole.permissions.includes('reports.view'));
-    const dup = await client.post('/api/admin/permissions', { name: 'reports.view' });
+    assert.ok(superRole.permissions.includes('audits.view'));
+    const dup = await client.post('/api/admin/permissions', { name: 'audits.view' });
     assert.deepEqual((dup.json as { errors: unknown }).errors, { name: ['The name has already been taken.'] });
-    const bad = await client.post('/api/admin/permissions', { name: 'Reports View' });
+    const bad = await client.post('/api/admin/permissions', { name: 'Audits View' });
     assert.equal(bad.status, 422);
-    const list = page<Permission>((await client.get('/api/admin/permissions?q=REPORTS')).json);
+    const list = page<Permission>((await client.get('/api/admin/permissions?q=AUDITS')).json);
     assert.deepEqual(
       list.data.map((p) => p.name),
-      ['reports.view'],
+      ['audits.view'],
     );
     assert.equal((await client.delete(`/api/admin/permissions/${permission.id}`)).status, 204);
   });

@@ -172,16 +172,31 @@ describe('game launch', () => {
     assert.equal(res.status, 200, res.text);
     const data = (res.json as { data: LaunchData }).data;
     assert.deepEqual(data, { url: 'https://provider.example.test/play/77', html: '<iframe></iframe>', token: data.token });
-    assert.deepEqual(adapter.requests, [
-      {
-        provider: { id: provider.id, code: provider.code },
-        game: { id: game.id, slug: game.slug, code: '77', name: game.name },
-        token: data.token,
-        currency: 'BRL',
-        demo: true,
-        appUrl: APP_URL,
-      },
-    ]);
+    assert.deepEqual(
+      adapter.requests.map(({ provider, game, token, currency, demo, appUrl, player, config }) => ({
+        provider,
+        game,
+        token,
+        currency,
+        demo,
+        appUrl,
+        player,
+        config,
+      })),
+      [
+        {
+          provider: { id: provider.id, code: provider.code },
+          game: { id: game.id, slug: game.slug, code: '77', name: game.name },
+          token: data.token,
+          currency: 'BRL',
+          demo: true,
+          appUrl: APP_URL,
+          player: { id: player.id },
+          config: null,
+        },
+      ],
+    );
+    assert.equal(typeof adapter.requests[0]!.client.ip, 'string', 'the player’s address, for providers that ask');
   });
 
   test('demo play on an adapter that does not allow it is a 422 on demo and opens nothing', async () => {

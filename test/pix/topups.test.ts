@@ -253,6 +253,47 @@ describe('top-ups through API Pix', () => {
     assert.equal(world.sim.payments.get(second.endToEndId)!.returns.length, 1);
   });
 
+  test('an operator reads both payments of a twice-paid charge in the admin list: which credited, which went back and why', async () => {
+    const player = await ctx().player();
+    const topup = await createTopup(player.client, 46, world.methodId);
+    const first = world.sim.pay(topup.gateway_payment_id!, PAYER);
+    await notify(ctx(), world.sim, [first.endToEndId]);
+    const second = world.sim.pay(topup.gateway_payment_id!, PAYER, { force: true });
+    await notify(ctx(), world.sim, [second.endToEndId]);
+    const admin = await ctx().withRole('admin');
+    const res = await admin.client.get(`/api/admin/pix-payments?topup_id=${topup.id}`);
+    assert.equal(res.status, 200, res.text);
+    const list = (res.json as { data: Record<string, unknown>[] }).data;
+    assert.deepEqual(
+      list.map((row) => [row.end_to_end_id, row.amount, row.outcome, row.reason, row.return_status]),
+      [
+        [second.endToEndId, 46, 'returned', 'topup_paid', 'requested'],
+        [first.endToEndId, 46, 'credited', null, null],
+      ],
+    );
+    const returned = await admin.client.get(`/api/admin/pix-payments?outcome=returned&topup_id=${topup.id}`);
+    assert.deepEqual(
+      (returned.json as { data: Record<string, unknown>[] }).data.map((row) => row.end_to_end_id),
+      [second.endToEndId],
+    );
+    assert.equal((await player.client.get('/api/admin/pix-payments')).status, 403, 'a player reads no one’s payments');
+  });
+
+  test('Banco Inter’s notification, a bare array of payments, is confirmed and credited once', async () => {
+    const player = await ctx().player();
+    const topup = await createTopup(player.client, 21, world.methodId);
+    const paid = world.sim.pay(topup.gateway_payment_id!, PAYER);
+    const items = world.sim.notification([paid.endToEndId]).pix;
+    const answers = await Promise.all([deliver(ctx(), world.sim, items), deliver(ctx(), world.sim, items)]);
+    assert.deepEqual(
+      answers.map((res) => res.status),
+      [200, 200],
+    );
+    assert.equal((await topupOf(player.client, topup.id)).status, 1);
+    assert.equal(await balanceOf(ctx().db, player.id), 2100n);
+    assert.equal((await ledgerOf(ctx().db, player.id)).length, 1);
+  });
+
   test('a return whose answer is lost is recorded unknown, asked about later, and never asked twice', async () => {
     const player = await ctx().player();
     const topup = await createTopup(player.client, 70, world.methodId);

@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
+import { registerResource } from '../../platform/admin/resource.ts';
 import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
 import type { PixMethods } from '../payments/pix-api/methods.ts';
+import { pixPaymentsResource } from './admin-pix-payments.ts';
 import { PixNotifications } from './notifications.ts';
 import { PixReceipts } from './receipts.ts';
 import { PixReconciler, RECONCILE_LOCK } from './reconciliation.ts';
@@ -37,7 +39,11 @@ const Body = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true, description: 'A PSP notification: `{"pix": [...]}`; any other JSON object is answered 200 and ignored.' },
+  {
+    additionalProperties: true,
+    description:
+      'A PSP notification: `{"pix": [...]}`, or the bare array Banco Inter posts (docs/payments.md); any other JSON object is answered 200 and ignored.',
+  },
 );
 
 /**
@@ -56,6 +62,7 @@ export function registerPixRoutes(app: App, ctx: AppContext, methods: PixMethods
   app.decorate('pixNotifications', notifications);
   app.decorate('pixReconciler', reconciler);
   registerPixWebhookRoutes(app, notifications);
+  registerResource(app, ctx, pixPaymentsResource);
   if (ctx.config.pixReconcileS > 0) app.addHook('onReady', async () => reconciler.start(ctx.config.pixReconcileS));
   app.addHook('onClose', async () => {
     await reconciler.stop();
@@ -72,7 +79,8 @@ function registerPixWebhookRoutes(app: App, notifications: PixNotifications): vo
     app.post(
       path,
       {
-        config: { stateless: true },
+        // Banco Inter posts the items as a bare array, read as the standard's `{"pix": [...]}`.
+        config: { stateless: true, arrayBodyAs: 'pix' },
         schema: {
           tags: ['Integrations'],
           summary: 'API Pix notification: every item is confirmed with the PSP, and credited or returned once per endToEndId',

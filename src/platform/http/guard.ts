@@ -43,6 +43,11 @@ declare module 'fastify' {
      * before the body is validated: a missing one is a 404 whatever the body (docs/api.md section 3).
      */
     pathRecord?: { param: string; exists(db: Db, id: number): Promise<boolean> };
+    /**
+     * A machine caller that posts a bare JSON array: the body is read as `{[arrayBodyAs]: array}`
+     * (elsewhere a bare array is no input at all, as Laravel reads it; src/platform/input.ts).
+     */
+    arrayBodyAs?: string;
   }
   interface FastifyRequest {
     session: Session | null;
