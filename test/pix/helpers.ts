@@ -31,9 +31,21 @@ let methods = 0;
 /** A simulator, and a payment method of `gateway` configured for it, its webhook registered. */
 export async function pixWorld(
   t: TestApp,
-  options: { flavour?: Flavour; gateway?: 'pix-api' | 'efi'; webhookToken?: string | null; expiresIn?: number } = {},
+  options: {
+    flavour?: Flavour;
+    gateway?: 'pix-api' | 'efi';
+    webhookToken?: string | null;
+    expiresIn?: number;
+    maskPayerCpf?: boolean;
+  } = {},
 ): Promise<PixWorld> {
-  const sim = await PspSimulator.start({ pki: pki(), flavour: options.flavour, keys: [KEY], client: CLIENT });
+  const sim = await PspSimulator.start({
+    pki: pki(),
+    flavour: options.flavour,
+    keys: [KEY],
+    client: CLIENT,
+    ...(options.maskPayerCpf === undefined ? {} : { maskPayerCpf: options.maskPayerCpf }),
+  });
   const admin = await t.withRole('super-admin');
   methods += 1;
   const code = `pix-psp-${methods}`;

@@ -25,12 +25,14 @@ async function storeBonuses(t: TestApp, adminId: number): Promise<void> {
 /** A referred player (verified under br), a top-up of 50.00 paid by the sandbox: the lines it wrote, the referrer's too. */
 async function referredTopup(t: TestApp, admin: Client, referrerId: number) {
   const referred = await referredPlayer(t, referrerId);
+  const identity = identityBody();
   if (t.config.regulation === 'br') {
-    assert.equal((await referred.client.put('/api/user/identity', identityBody())).status, 200);
+    assert.equal((await referred.client.put('/api/user/identity', identity)).status, 200);
     assert.equal((await admin.post(`/api/admin/users/${referred.id}/identity/approve`)).status, 200);
   }
   const topup = await createTopup(referred.client, 50);
-  assert.equal((await webhook(t, paid(topup))).status, 200);
+  // Under br the sandbox states who paid: the player's own CPF (own-account-topups.test.ts).
+  assert.equal((await webhook(t, { ...paid(topup), payer_cpf: identity.cpf })).status, 200);
   const types = async (id: number) => (await ledgerOf(t.db, id)).map((line) => `${line.type} ${line.amount}`);
   return { player: await types(referred.id), referrer: await types(referrerId) };
 }

@@ -107,7 +107,7 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
 
     // Money in and out: a top-up paid, a withdrawal held then rejected, another held.
     const topup = await createTopup(alice.client, 30);
-    assert.equal((await webhook(t, paid(topup))).status, 200);
+    assert.equal((await webhook(t, { ...paid(topup), payer_cpf: alice.cpf })).status, 200);
     const withdraw = (amount: number) =>
       alice.client.post('/api/withdrawals', { payee_name: alice.fullName, account_type: 'CPF', payee_account: alice.cpf, amount });
     const rejected = (await withdraw(40)).json as { data: { id: number } };

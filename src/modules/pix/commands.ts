@@ -104,7 +104,7 @@ function formatReport(report: ReconcileReport): string[] {
 export async function reconcile(env: PixCommandEnv, window: { from?: Date; to?: Date }, output: Output): Promise<number> {
   const methods = methodsOf(env, output);
   try {
-    const ctx = { db: env.database.db, money: noMoneyEvents };
+    const ctx = { db: env.database.db, money: noMoneyEvents, config: env.config };
     const returns = new PixReturns(ctx, methods);
     const receipts = new PixReceipts(ctx, returns);
     const reconciler = new PixReconciler(ctx, { methods, receipts, returns }, { log: commandLogger(output) });

@@ -1,6 +1,9 @@
 import { formatUnits } from '../../platform/money.ts';
 import type { ReceivedPix } from '../payments/pix-api/wire.ts';
+import { payerRefusal, type PayerVerdict, type Refusal } from '../topups/own-account.ts';
 import { TOPUP_STATUS, TOPUP_STATUSES } from '../topups/repository.ts';
+
+export type { PayerVerdict, Refusal };
 
 /** The top-up a payment names, as stored (status before any expiry by age). */
 export interface ChargedTopup {
@@ -9,12 +12,6 @@ export interface ChargedTopup {
   amount: bigint;
   /** The stored status: a pending top-up older than 24 hours is still pending here, and may still be paid. */
   storedStatus: number;
-}
-
-/** Why a payment goes back to its payer: a code for pix_payments, a sentence for the top-up. */
-export interface Refusal {
-  code: string;
-  text: string;
 }
 
 export type Disposition = { creditable: true } | { creditable: false; refusal: Refusal };
@@ -27,9 +24,11 @@ export type Disposition = { creditable: true } | { creditable: false; refusal: R
  * again, never credited twice.
  *
  * Regulated mode (REGULATION=br, docs/api.md section 14) adds its refusal here: a payer whose CPF
- * is not the player's (`payment.payer`, or the PSP's `GET /pix?cpf=` filter) is returned.
+ * is not the player's (`payer`, established by payer.ts from the PSP's records) is returned. A
+ * top-up that is no longer pending, or another amount, says so first: those would be returned
+ * whoever paid.
  */
-export function paymentDisposition(payment: ReceivedPix, topup: ChargedTopup): Disposition {
+export function paymentDisposition(payment: ReceivedPix, topup: ChargedTopup, payer: PayerVerdict): Disposition {
   if (topup.storedStatus !== TOPUP_STATUS.pending) {
     const state = TOPUP_STATUSES.nameOf(topup.storedStatus);
     return {
@@ -52,5 +51,6 @@ export function paymentDisposition(payment: ReceivedPix, topup: ChargedTopup): D
       },
     };
   }
-  return { creditable: true };
+  const refusal = payerRefusal(payer);
+  return refusal === undefined ? { creditable: true } : { creditable: false, refusal };
 }

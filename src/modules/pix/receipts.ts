@@ -5,7 +5,8 @@ import { formatUnits } from '../../platform/money.ts';
 import type { PixMethod } from '../payments/pix-api/methods.ts';
 import type { ReceivedPix } from '../payments/pix-api/wire.ts';
 import { reportPaid, SettingsInForce } from '../topups/mark-paid.ts';
-import { paymentDisposition } from './disposition.ts';
+import { paymentDisposition, type PayerVerdict } from './disposition.ts';
+import { payerVerdict } from './payer.ts';
 import { prepareReceivePixPayment, receivePixPayment, type ReceiveStatement } from './receive.ts';
 import { findChargedTopup, findPixPayment, findPixPaymentById, preparePixLookups, type PixLookups } from './repository.ts';
 import type { PixReturns } from './returns.ts';
@@ -34,7 +35,7 @@ export class PixReceipts {
     this.#returns = returns;
     this.#receive = prepareReceivePixPayment(ctx.db);
     this.#lookups = preparePixLookups(ctx.db);
-    this.#settings = new SettingsInForce(ctx.db);
+    this.#settings = new SettingsInForce(ctx.db, ctx.config.regulation);
   }
 
   /** Whether a payment was already acted on: a replayed notification needs no question to the PSP. */
@@ -59,13 +60,17 @@ export class PixReceipts {
       log.info(context, 'PIX payment without a txid: not one of our charges; ignored');
       return 'not_ours';
     }
+    const charged = { ...payment, txid: payment.txid };
+    // Whose money it is (REGULATION=br) is asked once: the top-up's player does not change.
+    let payer: PayerVerdict | undefined;
     for (let attempt = 1; attempt <= DECISION_ATTEMPTS; attempt++) {
       const topup = await findChargedTopup(this.#lookups, method.gateway, payment.txid);
       if (topup === undefined || topup.paymentMethodId !== method.id) {
         log.warn(context, 'PIX payment for a txid that is none of our charges; ignored');
         return 'not_ours';
       }
-      const decision = paymentDisposition(payment, topup);
+      payer ??= await payerVerdict(this.#ctx, method.client, charged, topup.userId);
+      const decision = paymentDisposition(payment, topup, payer);
       const refusal = decision.creditable ? undefined : decision.refusal;
       const answer = await retrying(() =>
         receivePixPayment(this.#receive, this.#settings, { methodId: method.id, gateway: method.gateway, payment, refusal }),

@@ -6,8 +6,11 @@ import type { PixReturn } from '../payments/pix-api/wire.ts';
 import { findPixPaymentById, recordReturn, returnsDue, type ReturnUpdate } from './repository.ts';
 import type { PixPaymentRow, ReturnState } from './tables.ts';
 
-/** What the payer's bank shows with the money that comes back (API Pix's `descricao`, up to 140 characters). */
+/** What the payer's bank shows with the money that comes back (API Pix's `descricao`, up to 140 characters), by reason. */
 const RETURN_MESSAGE = 'Devolucao: pagamento nao creditado (valor diferente ou cobranca ja encerrada).';
+/** REGULATION=br: the payer is told why their money came back (disposition.ts, payerRefusal). */
+const OWN_ACCOUNT_MESSAGE = 'Devolucao: so aceitamos pagamentos de conta do proprio apostador (mesmo CPF).';
+const MESSAGES: Record<string, string> = { third_party_payer: OWN_ACCOUNT_MESSAGE, player_unverified: OWN_ACCOUNT_MESSAGE };
 /** States a return leaves when the PSP tells us something about it. */
 const OPEN: readonly ReturnState[] = ['pending', 'unknown', 'requested'];
 
@@ -70,7 +73,7 @@ export class PixReturns {
     }
 
     try {
-      const made = await client.requestReturn(row.endToEndId, row.returnId, row.amount, RETURN_MESSAGE);
+      const made = await client.requestReturn(row.endToEndId, row.returnId, row.amount, MESSAGES[row.reason ?? ''] ?? RETURN_MESSAGE);
       return await this.#record(row, returnUpdate(made), log);
     } catch (error) {
       if (!(error instanceof PixApiError)) throw error;

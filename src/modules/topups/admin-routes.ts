@@ -13,6 +13,11 @@ import type { TopupService } from './service.ts';
 
 const tags = ['Admin: top-ups'];
 const Params = Type.Object({ topup: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+const PAYER_CPF = Type.String({
+  maxLength: 20,
+  description:
+    'REGULATION=br: the CPF of whoever paid (as the operator saw it on the bank statement), which must be the player’s verified CPF; 422 without it or with another. Ignored otherwise.',
+});
 const StatusBody = Type.Object({
   status: Type.Integer({
     minimum: 0,
@@ -20,7 +25,9 @@ const StatusBody = Type.Object({
     'x-message': 'The selected status is invalid.',
     description: '1 paid (credits), 2 cancelled.',
   }),
+  payer_cpf: Type.Optional(PAYER_CPF),
 });
+const ConfirmBody = Type.Object({ payer_cpf: Type.Optional(PAYER_CPF) });
 const Wrapped = Type.Object({ data: TopupRecord });
 
 /** /api/admin/topups: list and detail by the admin convention, status changes through the one paid path. */
@@ -62,7 +69,9 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
       },
     },
     async (request) => ({
-      data: present(await service.setStatusByAdmin(operationEntry(request), request.params.topup, request.body.status)),
+      data: present(
+        await service.setStatusByAdmin(operationEntry(request), request.params.topup, request.body.status, request.body.payer_cpf),
+      ),
     }),
   );
 
@@ -72,11 +81,14 @@ export function registerAdminTopupRoutes(app: App, ctx: AppContext, service: Top
       config: { permission: 'topups.manage' },
       schema: {
         tags,
-        summary: 'Confirm a pending top-up by hand (the body is ignored); 409 when it is not pending',
+        summary: 'Confirm a pending top-up by hand (under REGULATION=br with the payer’s CPF, the player’s); 409 when it is not pending',
         params: Params,
+        body: ConfirmBody,
         response: { 200: Wrapped, ...errorResponses },
       },
     },
-    async (request) => ({ data: present(await service.confirmByAdmin(operationEntry(request), request.params.topup)) }),
+    async (request) => ({
+      data: present(await service.confirmByAdmin(operationEntry(request), request.params.topup, request.body.payer_cpf)),
+    }),
   );
 }

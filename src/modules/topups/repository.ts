@@ -108,3 +108,17 @@ export async function cancelPendingTopup(db: Db, id: number): Promise<boolean> {
     .returning({ id: topups.id });
   return cancelled.length > 0;
 }
+
+/**
+ * pending → returned with its reason (the sandbox's payment from another payer under
+ * REGULATION=br, docs/api.md section 14); false when it was no longer pending. Moves no money:
+ * nothing was credited.
+ */
+export async function returnPendingTopup(db: Db, id: number, reason: string): Promise<boolean> {
+  const returned = await db
+    .update(topups)
+    .set({ status: TOPUP_STATUS.returned, reason, updatedAt: sql`now()` })
+    .where(and(eq(topups.id, id), eq(topups.status, TOPUP_STATUS.pending)))
+    .returning({ id: topups.id });
+  return returned.length > 0;
+}

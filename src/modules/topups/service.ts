@@ -6,7 +6,7 @@ import { ConflictError, GatewayUnavailableError, NotFoundError, ValidationError 
 import { loggableError } from '../../platform/log-safety.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { formatUnits, parseMoney } from '../../platform/money.ts';
-import type { PaymentGateways } from '../payments/gateways/gateway.ts';
+import type { PaymentEvent, PaymentGateways } from '../payments/gateways/gateway.ts';
 import { isValidPixBrCode } from '../payments/brcode.ts';
 import { findPaymentMethod } from '../payments/methods.ts';
 import { PixApiError } from '../payments/pix-api/errors.ts';
@@ -22,6 +22,7 @@ import {
   type MarkPaidInput,
   type PayTopupStatement,
 } from './mark-paid.ts';
+import { payerRefusal, statedPayerVerdict } from './own-account.ts';
 import {
   attachCharge,
   cancelPendingTopup,
@@ -29,6 +30,7 @@ import {
   findTopupByPayment,
   findTopupByPublicId,
   insertPendingTopup,
+  returnPendingTopup,
   TOPUP_STATUS,
   TOPUP_STATUSES,
   type TopupRow,
@@ -139,6 +141,11 @@ export class TopupService {
       return { topupId: topup.id, status: topup.status, duplicate: true };
     }
 
+    if (this.#ctx.config.regulation === 'br') {
+      const returned = await this.#returnThirdParty(gateway.code, event, refuseAmount, unknown, log);
+      if (returned !== undefined) return returned;
+    }
+
     // The amount is part of the exactly-once gate: a mismatch never reaches the ledger.
     const target = { gateway: gateway.code, paymentId: event.paymentId, amount: event.amountCents };
     const outcome = await this.#payByWebhook({ target, via: 'webhook', actorId: null, allowExpired: true });
@@ -149,10 +156,36 @@ export class TopupService {
     }
     if (outcome.outcome === 'unknown') return unknown();
     if (outcome.amount !== event.amountCents) return refuseAmount(outcome.topupId, outcome.amount);
-    if (outcome.status === TOPUP_STATUS.paid) return { topupId: outcome.topupId, status: TOPUP_STATUS.paid, duplicate: true };
+    if (outcome.status === TOPUP_STATUS.paid || outcome.status === TOPUP_STATUS.returned)
+      return { topupId: outcome.topupId, status: outcome.status, duplicate: true };
     // Paid at the gateway but cancelled here: money arrived for a charge we gave up on.
     log.error({ ...context, topupId: outcome.topupId }, 'payment reported for a cancelled top-up; needs manual review');
     throw new ConflictError('The top-up is cancelled; the payment needs manual review.', 'payment_for_cancelled_topup');
+  }
+
+  /**
+   * REGULATION=br (docs/api.md section 14): the sandbox's paid notification states the payer's
+   * CPF (`payer_cpf`, 422 without it). Another payer's money is not credited: a pending top-up
+   * becomes returned (4) with the reason, as an API Pix payment's would (the sandbox moves no real
+   * money, so there is nothing to send back); one no longer pending answers where it stands, a
+   * replay's answer. Undefined when the payer is the player: the paid path goes on.
+   */
+  async #returnThirdParty(
+    gatewayCode: string,
+    event: PaymentEvent,
+    refuseAmount: (topupId: number, expected: bigint) => never,
+    unknown: () => never,
+    log: Logger,
+  ): Promise<WebhookResult | undefined> {
+    const db = this.#ctx.db;
+    const topup = (await findTopupByPayment(db, gatewayCode, event.paymentId)) ?? unknown();
+    const refusal = payerRefusal(await statedPayerVerdict(db, 'br', topup.user_id, event.payerCpf));
+    if (refusal === undefined) return undefined;
+    if (topup.amount !== event.amountCents) refuseAmount(topup.id, topup.amount);
+    const returned = await returnPendingTopup(db, topup.id, refusal.text);
+    if (returned)
+      log.warn({ gateway: gatewayCode, topupId: topup.id, reason: refusal.code }, 'payment not from the player; top-up returned');
+    return { topupId: topup.id, status: (await findTopup(db, topup.id))!.status, duplicate: !returned };
   }
 
   /**
@@ -185,15 +218,15 @@ export class TopupService {
    * Admin confirm: the one paid path, in the admin's logged transaction; the payment is
    * reported to the metrics once that committed. 404 unknown, 409 not pending.
    */
-  async confirmByAdmin(entry: OperationEntry, topupId: number): Promise<TopupRow> {
-    return this.#adminChange(entry, async (tx) => this.#confirm(tx, await this.#existing(tx, topupId), entry.userId));
+  async confirmByAdmin(entry: OperationEntry, topupId: number, payerCpf?: string): Promise<TopupRow> {
+    return this.#adminChange(entry, async (tx) => this.#confirm(tx, await this.#existing(tx, topupId), entry.userId, payerCpf));
   }
 
   /** Admin PUT status: 0→1 (credit, as confirm), 0→2 (cancel); every other transition is a 409. */
-  async setStatusByAdmin(entry: OperationEntry, topupId: number, status: number): Promise<TopupRow> {
+  async setStatusByAdmin(entry: OperationEntry, topupId: number, status: number, payerCpf?: string): Promise<TopupRow> {
     return this.#adminChange(entry, async (tx) => {
       const current = await this.#existing(tx, topupId);
-      if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, entry.userId);
+      if (status === TOPUP_STATUS.paid) return this.#confirm(tx, current, entry.userId, payerCpf);
       if (status === TOPUP_STATUS.cancelled && (await cancelPendingTopup(tx, topupId))) return { row: (await findTopup(tx, topupId))! };
       const from = TOPUP_STATUSES.nameOf((await findTopup(tx, topupId))!.status);
       throw new ConflictError(`A top-up cannot go from ${from} to ${TOPUP_STATUSES.nameOf(status)}.`, 'invalid_transition');
@@ -212,8 +245,21 @@ export class TopupService {
     return current;
   }
 
-  async #confirm(tx: Db, current: TopupRow, adminId: number): Promise<AdminChange> {
+  /**
+   * The one paid path for an admin. Under REGULATION=br (docs/api.md section 14) the operator
+   * states the payer's CPF, which must be the player's verified one: 422 on `payer_cpf` otherwise
+   * (another payer's money is returned by the bank, never credited here).
+   */
+  async #confirm(tx: Db, current: TopupRow, adminId: number, payerCpf: string | undefined): Promise<AdminChange> {
     const id = current.id;
+    switch (await statedPayerVerdict(tx, this.#ctx.config.regulation, current.user_id, payerCpf)) {
+      case 'third_party':
+        throw ValidationError.field('payer_cpf', 'The payer cpf must be the player’s verified CPF: only their own money is credited.');
+      case 'player_unverified':
+        throw ValidationError.field('payer_cpf', 'The player has no verified CPF: their top-ups cannot be credited.');
+      case 'player':
+      case 'unregulated':
+    }
     const outcome = await markTopupPaid(preparePayTopup(tx), new SettingsInForce(tx, this.#ctx.config.regulation), {
       target: { id, amount: current.amount },
       via: 'admin',

@@ -29,6 +29,8 @@ export interface SimulatorOptions {
   tokenLifetimeS?: number;
   /** Where API Pix lives under the origin (default `/v2`). */
   basePath?: string;
+  /** `efi`: `gnExtras.pagador.cpf` masked (`***.456.789-**`), as a PSP may write it to keep it private. */
+  maskPayerCpf?: boolean;
 }
 
 export interface SimPayer {
@@ -180,7 +182,7 @@ export class PspSimulator {
   #origin = '';
 
   private constructor(options: SimulatorOptions) {
-    this.options = { flavour: 'standard', tokenLifetimeS: 3600, basePath: '/v2', ...options };
+    this.options = { flavour: 'standard', tokenLifetimeS: 3600, basePath: '/v2', maskPayerCpf: false, ...options };
     this.#server = createServer(
       {
         key: options.pki.server.privateKey,
@@ -369,7 +371,13 @@ export class PspSimulator {
       ...(this.options.flavour === 'efi'
         ? {
             gnExtras: {
-              pagador: { nome: payer.name, ...(payer.cpf ? { cpf: payer.cpf } : {}), ...(payer.cnpj ? { cnpj: payer.cnpj } : {}) },
+              pagador: {
+                nome: payer.name,
+                ...(payer.cpf
+                  ? { cpf: this.options.maskPayerCpf ? `***.${payer.cpf.slice(3, 6)}.${payer.cpf.slice(6, 9)}-**` : payer.cpf }
+                  : {}),
+                ...(payer.cnpj ? { cnpj: payer.cnpj } : {}),
+              },
             },
           }
         : {}),
@@ -607,6 +615,10 @@ export class PspSimulator {
         if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return invalid('inicio e fim são obrigatórios (RFC 3339).');
         if (to < from) return invalid('fim é anterior a inicio.');
         if (query.has('cpf') && query.has('cnpj')) return invalid('cpf e cnpj ao mesmo tempo.');
+        // The spec's parameter patterns: CPF 11 digits, CNPJ 14 letters or digits, txid 1 to 35 letters and digits.
+        if (query.has('cpf') && !/^\d{11}$/.test(query.get('cpf')!)) return invalid('cpf não respeita o schema.');
+        if (query.has('cnpj') && !/^[0-9A-Z]{14}$/.test(query.get('cnpj')!)) return invalid('cnpj não respeita o schema.');
+        if (query.has('txid') && !/^[a-zA-Z0-9]{1,35}$/.test(query.get('txid')!)) return invalid('txid não respeita o schema.');
         const page = Number(query.get('paginacao.paginaAtual') ?? '0');
         const perPage = Number(query.get('paginacao.itensPorPagina') ?? '100');
         if (!Number.isInteger(page) || page < 0 || !Number.isInteger(perPage) || perPage < 1 || perPage > 1000)

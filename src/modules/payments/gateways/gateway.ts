@@ -28,6 +28,11 @@ export interface PaymentEvent {
   paymentId: string;
   status: PaymentStatus;
   amountCents: bigint;
+  /**
+   * The payer's CPF as the gateway states it (the sandbox's `payer_cpf`), unchecked here: under
+   * REGULATION=br the top-up service requires it and compares it with the player's.
+   */
+  payerCpf?: string | undefined;
 }
 
 /**

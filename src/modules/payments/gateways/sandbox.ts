@@ -76,8 +76,16 @@ export class SandboxGateway implements PaymentGateway, PayoutGateway {
     if (status === undefined) errors.status = ['The selected status is invalid.'];
     const amount = body.amount === undefined ? 'The amount field is required.' : moneyProblem('amount', body.amount, { min: 1n });
     if (typeof amount === 'string') errors.amount = [amount];
+    const payerCpf = body.payer_cpf;
+    if (payerCpf !== undefined && payerCpf !== null && (typeof payerCpf !== 'string' || payerCpf.length > 20))
+      errors.payer_cpf = ['The payer cpf must be a string of at most 20 characters.'];
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    return { paymentId: paymentId as string, status: status!, amountCents: (amount as { cents: bigint }).cents };
+    return {
+      paymentId: paymentId as string,
+      status: status!,
+      amountCents: (amount as { cents: bigint }).cents,
+      payerCpf: typeof payerCpf === 'string' ? payerCpf : undefined,
+    };
   }
 
   /** Stateless and idempotent: one reference always gets one payout id. */
