@@ -41,11 +41,6 @@ create table user_identity_history (
   created_at timestamptz not null default now()
 );
 create index user_identity_history_user_idx on user_identity_history (user_id, id);
--- Append-only (the function: db/functions/user_identity_history_append_only.sql).
-create or replace trigger user_identity_history_no_update before update or delete on user_identity_history
-  for each row execute function user_identity_history_append_only();
-create or replace trigger user_identity_history_no_truncate before truncate on user_identity_history
-  for each statement execute function user_identity_history_append_only();
 
 -- Who may read and decide identities, and read the daily report; admin gets them as it gets
 -- every other resource.
