@@ -56,13 +56,20 @@ export interface LaunchAnswer extends Launch {
  * with the token as its session token and a launch token nobody is given, so no redemption is
  * asked for and every call of the session carries it until the session ends.
  */
+/** What a money launch must pass first (responsible gambling, src/modules/limits). */
+export interface PlayGate {
+  assertMayPlay(userId: number): Promise<void>;
+}
+
 export class LaunchService {
   readonly #ctx: AppContext;
   readonly #adapters: GameAdapters;
+  readonly #play: PlayGate | undefined;
 
-  constructor(ctx: AppContext, adapters: GameAdapters) {
+  constructor(ctx: AppContext, adapters: GameAdapters, play?: PlayGate) {
     this.#ctx = ctx;
     this.#adapters = adapters;
+    this.#play = play;
   }
 
   /**
@@ -108,6 +115,8 @@ export class LaunchService {
       throw new ProviderUnavailableError();
     }
     if (demo && !adapter.supportsDemo) throw ValidationError.field('demo', 'Demo play is not available for this game.');
+    // REGULATION=br: no money launch while self-excluded, listed or without limits (docs/regulation.md); demo play moves no money.
+    if (!demo) await this.#play?.assertMayPlay(userId);
 
     const db = this.#ctx.db;
     const token = randomAlphanumeric(TOKEN_LENGTH);
