@@ -199,6 +199,14 @@ describe('REGULATION=br: self-exclusion', () => {
 
     assert.equal((await again.post('/api/user/confirm-password', { password: table.player.password })).status, 201);
     assert.equal((await again.post('/api/user/self-exclusion', { period: '24h' })).status, 409);
+    const admin = (await t.withRole('super-admin')).client;
+    const record = (await admin.get(`/api/admin/users/${table.player.id}`)).json as { data: Record<string, unknown> };
+    assert.deepEqual([record.data.self_excluded_until, record.data.self_excluded_permanently, record.data.listed], [until, false, false]);
+    assert.equal((record.data.limits as Record<string, unknown>).loss_daily, 1000);
+    const excluded = (await admin.get('/api/admin/users?excluded=1&per_page=100')).json as { data: { id: number }[] };
+    assert.ok(excluded.data.some((user) => user.id === table.player.id));
+    assert.ok(!excluded.data.some((user) => user.id !== table.player.id && user.id === 1));
+
     const longer = await again.post('/api/user/self-exclusion', { period: 'permanent' });
     assert.deepEqual(status(longer), [201, { data: { until: null, permanent: true } }]);
   });
