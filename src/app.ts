@@ -269,6 +269,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   // Responsible gambling (docs/api.md section 14): the routes exist under every REGULATION; `br` enforces them.
   const responsible = new ResponsibleGambling(ctx, clock);
   registerLimitRoutes(app, responsible);
+  if (config.regulation === 'br') ctx.sessions.sessionEnd = (userId) => responsible.sessionEnd(userId);
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx, new WalletService(ctx));
   registerSettingsRoutes(app, new SettingsService(ctx));

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { one } from '../../src/platform/db/client.ts';
+import { createGame as adminGame, createProvider as adminProvider } from '../games/support.ts';
 import { useApp, type Client, type TestApp } from '../helpers/app.ts';
 import { insertGame, ManualClock } from '../draws/helpers.ts';
 import { demoDriver, hubDriver, send, type WalletDriver } from '../games/helpers.ts';
@@ -221,6 +223,48 @@ describe('REGULATION=br: self-exclusion', () => {
       assert.equal(bet.answer?.status, driver.word('PLAYER_DISABLED'), bet.res.text);
       assert.equal(await balanceOf(t.db, table.player.id), 10_000n);
     }
+  });
+});
+
+describe('REGULATION=br: the session time', () => {
+  const clock = new ManualClock('2026-11-27T10:00:00.000Z');
+  const ctx = useApp({ REGULATION: 'br' }, { clock, gameAdapters: [new HubLikeAdapter()] });
+
+  test('a session ends session_minutes after sign-in (401), and the game sessions opened from it stop taking bets', async () => {
+    const t = ctx();
+    const table = await regulatedSeat(t, demoDriver, { loss_daily: 1000, session_minutes: 5 });
+    const client = t.client();
+    await client.csrf();
+    const before = Date.now();
+    assert.equal((await client.post('/api/login', { email: table.player.email, password: table.player.password })).status, 200);
+    const row = await one<{ ends_at: string | Date }>(
+      t.db,
+      sql`select ends_at from sessions where user_id = ${table.player.id} and ends_at is not null order by created_at desc limit 1`,
+    );
+    const endsAt = new Date(row!.ends_at).getTime();
+    assert.ok(endsAt >= before + 5 * 60_000 && endsAt <= Date.now() + 5 * 60_000, 'five minutes after sign-in');
+
+    // A money launch from that session carries its end into the game session.
+    const admin = (await t.withRole('super-admin')).client;
+    const code = `rg-${process.pid}-session`;
+    const game = await adminGame(admin, (await adminProvider(admin, { code })).id, { slug: code });
+    assert.equal((await client.get(`/api/provider-games/${game.id}/launch`)).status, 200);
+    const launched = await one<{ ends_at: string | Date }>(
+      t.db,
+      sql`select ends_at from game_sessions where user_id = ${table.player.id} order by id desc limit 1`,
+    );
+    assert.equal(new Date(launched!.ends_at).getTime(), endsAt);
+
+    // Its end passes (written behind the app's back): the session is gone, and so are the bets of its game sessions.
+    await t.db.execute(
+      sql`update sessions set ends_at = now() - interval '1 second' where user_id = ${table.player.id} and ends_at is not null`,
+    );
+    await t.db.execute(sql`update game_sessions set ends_at = now() - interval '1 second' where user_id = ${table.player.id}`);
+    await t.changedOutside();
+    assert.equal((await client.get('/api/user')).status, 401);
+    const bet = await send(t, demoDriver, table.provider, betAt(table, 100n));
+    assert.equal(bet.answer?.status, demoDriver.word('TOKEN_EXPIRED'), bet.res.text);
+    assert.equal(await balanceOf(t.db, table.player.id), 10_000n);
   });
 });
 

@@ -144,6 +144,16 @@ export class ResponsibleGambling {
     return { until };
   }
 
+  /**
+   * REGULATION=br: when a session signed in now ends, `session_minutes` in force from now; null
+   * under `none` or without one. The session manager asks at every sign-in.
+   */
+  async sessionEnd(userId: number): Promise<Date | null> {
+    if (!this.regulated) return null;
+    const minutes = (await this.limits(userId)).values.session_minutes;
+    return minutes === null ? null : new Date(Date.now() + Number(minutes) * 60_000);
+  }
+
   /** REGULATION=br: a top-up or a launch of a self-excluded or listed player, or one without limits, is refused. */
   async assertMayPlay(userId: number): Promise<void> {
     if (!this.regulated) return;

@@ -107,7 +107,15 @@ export class LaunchService {
     return row;
   }
 
-  async launch(userId: number, game: LaunchableGame, demo: boolean, client: LaunchClient, log: Logger): Promise<LaunchAnswer> {
+  /** `endsAt`: when the signed-in session launching ends (session_minutes); the game session takes no bet after it. */
+  async launch(
+    userId: number,
+    game: LaunchableGame,
+    demo: boolean,
+    client: LaunchClient,
+    log: Logger,
+    endsAt: Date | null = null,
+  ): Promise<LaunchAnswer> {
     const adapter = this.#adapters.get(game.adapter);
     if (adapter === undefined) {
       // A provider naming an adapter this instance lacks (an older release beside a newer one).
@@ -131,6 +139,7 @@ export class LaunchService {
         currency,
         demo,
         expiresAt: sql`now() + make_interval(secs => ${SESSION_LIFE_S})`,
+        endsAt,
         ...(sessionToken
           ? {
               launchTokenHash: sha256(randomAlphanumeric(TOKEN_LENGTH)),
