@@ -43,8 +43,8 @@ try {
   ).rows[0]!.id;
   const draw = (
     await pool.query<{ id: string }>(
-      `insert into draws (game_id, type, period, status, opens_at, closes_at, draw_at, seed_hash)
-       values ($1, 'dice3', '20261128-0001', $2, now() - interval '1 minute', now() + interval '1 day', now() + interval '1 day', repeat('a', 64))
+      `insert into draws (game_id, type, period, status, opens_at, closes_at, draw_at, seed_hash, seed_encrypted)
+       values ($1, 'dice3', '20261128-0001', $2, now() - interval '1 minute', now() + interval '1 day', now() + interval '1 day', repeat('a', 64), 'bench')
        returning id`,
       [game, DRAW_STATUS.open],
     )

@@ -23,59 +23,57 @@ create or replace function responsible_gambling_refusal(
   out until timestamptz
 ) language plpgsql as $$
 declare
-  v_excluded record;
-  v_limits record;
-  v_nets record;
   v_day date := (now() at time zone 'America/Sao_Paulo')::date;
+  v record;
   v_left bigint;
 begin
-  select x.permanent, x.until into v_excluded from self_exclusions x
-    where x.user_id = p_user_id and (x.permanent or x.until > p_now)
-    order by x.permanent desc, x.until desc limit 1;
-  if found then
+  -- One statement (a plpgsql statement per rule would cost a bet several executor starts): the
+  -- exclusion in force, the listing, the limits in force and the window's net losses.
+  select
+      (select x.until from self_exclusions x where x.user_id = p_user_id and (x.permanent or x.until > p_now)
+        order by x.permanent desc, x.until desc limit 1) as excluded_until,
+      exists (select 1 from self_exclusions x where x.user_id = p_user_id and (x.permanent or x.until > p_now)) as excluded,
+      exists (select 1 from user_identities i join national_exclusions n on n.cpf = i.cpf where i.user_id = p_user_id) as listed,
+      l.daily, l.weekly, l.monthly, l.minutes,
+      case when b.loss_day = v_day then b.loss_day_net else 0 end as net_daily,
+      case when b.loss_week = date_trunc('week', v_day)::date then b.loss_week_net else 0 end as net_weekly,
+      case when b.loss_month = date_trunc('month', v_day)::date then b.loss_month_net else 0 end as net_monthly,
+      b.id as balance_id
+    into v
+    from (select max(e.v) filter (where e.field = 'loss_daily') as daily, max(e.v) filter (where e.field = 'loss_weekly') as weekly,
+        max(e.v) filter (where e.field = 'loss_monthly') as monthly, max(e.v) filter (where e.field = 'session_minutes') as minutes
+      from (select l.field, case when l.pending_at <= p_now then l.pending_value else l.value end as v
+        from user_limits l where l.user_id = p_user_id) e) l
+    left join balances b on b.user_id = p_user_id and b.currency = p_currency;
+  if v.excluded then
     reason := 'self_excluded';
-    until := v_excluded.until;
+    until := v.excluded_until;
     return;
   end if;
-  if exists (select 1 from user_identities i join national_exclusions n on n.cpf = i.cpf where i.user_id = p_user_id) then
+  if v.listed then
     reason := 'listed';
     return;
   end if;
-
-  select max(e.v) filter (where e.field = 'loss_daily') as daily, max(e.v) filter (where e.field = 'loss_weekly') as weekly,
-      max(e.v) filter (where e.field = 'loss_monthly') as monthly, max(e.v) filter (where e.field = 'session_minutes') as minutes
-    into v_limits
-    from (select l.field, case when l.pending_at <= p_now then l.pending_value else l.value end as v
-      from user_limits l where l.user_id = p_user_id) e;
-  if v_limits.minutes is null or coalesce(v_limits.daily, v_limits.weekly, v_limits.monthly) is null then
+  if v.minutes is null or coalesce(v.daily, v.weekly, v.monthly) is null then
     reason := 'limits_unset';
     return;
   end if;
-  if p_amount is null then
+  if p_amount is null or v.balance_id is null then
     return;
   end if;
-
-  select case when b.loss_day = v_day then b.loss_day_net else 0 end as daily,
-      case when b.loss_week = date_trunc('week', v_day)::date then b.loss_week_net else 0 end as weekly,
-      case when b.loss_month = date_trunc('month', v_day)::date then b.loss_month_net else 0 end as monthly
-    into v_nets
-    from balances b where b.user_id = p_user_id and b.currency = p_currency;
-  if not found then
-    return;
+  if v.daily is not null and v.net_daily + p_amount > v.daily then
+    v_left := greatest(0, v.daily - v.net_daily);
+    reason := 'loss_limit'; period := 'daily'; limit_cents := v.daily; left_cents := v_left;
   end if;
-  if v_limits.daily is not null and v_nets.daily + p_amount > v_limits.daily then
-    v_left := greatest(0, v_limits.daily - v_nets.daily);
-    reason := 'loss_limit'; period := 'daily'; limit_cents := v_limits.daily; left_cents := v_left;
+  if v.weekly is not null and v.net_weekly + p_amount > v.weekly
+      and (v_left is null or v.weekly - v.net_weekly < v_left) then
+    v_left := greatest(0, v.weekly - v.net_weekly);
+    reason := 'loss_limit'; period := 'weekly'; limit_cents := v.weekly; left_cents := v_left;
   end if;
-  if v_limits.weekly is not null and v_nets.weekly + p_amount > v_limits.weekly
-      and (v_left is null or v_limits.weekly - v_nets.weekly < v_left) then
-    v_left := greatest(0, v_limits.weekly - v_nets.weekly);
-    reason := 'loss_limit'; period := 'weekly'; limit_cents := v_limits.weekly; left_cents := v_left;
-  end if;
-  if v_limits.monthly is not null and v_nets.monthly + p_amount > v_limits.monthly
-      and (v_left is null or v_limits.monthly - v_nets.monthly < v_left) then
-    v_left := greatest(0, v_limits.monthly - v_nets.monthly);
-    reason := 'loss_limit'; period := 'monthly'; limit_cents := v_limits.monthly; left_cents := v_left;
+  if v.monthly is not null and v.net_monthly + p_amount > v.monthly
+      and (v_left is null or v.monthly - v.net_monthly < v_left) then
+    v_left := greatest(0, v.monthly - v.net_monthly);
+    reason := 'loss_limit'; period := 'monthly'; limit_cents := v.monthly; left_cents := v_left;
   end if;
 end;
 $$;
