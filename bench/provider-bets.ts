@@ -5,8 +5,8 @@
 // same server in the same run (issue 9: at least 60 %). The server runs in its own process
 // (bench/lib/server.ts); autocannon drives it from this one.
 //
-// `--regulation`: the same bets under REGULATION=none and REGULATION=br (every player verified,
-// so the identity check runs and passes) on two servers over the same database, in alternating
+// `--regulation`: the same bets under REGULATION=none and REGULATION=br (every player verified
+// and every limit set, so the identity and responsible-gambling checks run and pass) on two servers over the same database, in alternating
 // rounds, instead of pgbench (issue 22: br at least 90 % of none).
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -102,6 +102,14 @@ try {
     await client.query(
       `insert into user_identities (user_id, cpf, full_name, birth_date, status, verifier, verified_at)
        select id, lpad(id::text, 11, '0'), 'Bench Player', date '1990-01-01', 'verified', 'manual', now() from users`,
+    );
+    // Every limit set (high enough never to refuse a bench bet), so br runs the whole
+    // responsible-gambling check of each bet: exclusions, the national list, the loss windows.
+    await client.query(
+      `insert into user_limits (user_id, field, value)
+       select u.id, f.field, case when f.field = 'session_minutes' then 1440 else 100000000000 end
+       from users u cross join unnest(array['deposit_daily', 'deposit_weekly', 'deposit_monthly', 'loss_daily', 'loss_weekly',
+         'loss_monthly', 'session_minutes']) f(field)`,
     );
   }
   await client.query('vacuum analyze');

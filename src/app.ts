@@ -64,6 +64,8 @@ import { registerGameAdminRoutes } from './modules/draws/admin-games.ts';
 import { registerDrawRoutes, registerDrawScheduler } from './modules/draws/routes.ts';
 import { DrawService } from './modules/draws/service.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
+import { registerLimitRoutes } from './modules/limits/routes.ts';
+import { ResponsibleGambling } from './modules/limits/service.ts';
 import { PasswordHasher, type HashingOptions } from './platform/auth/passwords.ts';
 import { LocalInvalidationBus } from './platform/cache/invalidation.ts';
 import { PgInvalidationBus } from './platform/cache/pg-invalidation.ts';
@@ -267,6 +269,10 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   app.decorate('identityVerifiers', verifiers);
   registerIdentityRoutes(app, ctx, new IdentityService(ctx, verifiers, clock));
   registerReportRoutes(app, new ReportService(ctx));
+  // Responsible gambling (docs/api.md section 14): the routes exist under every REGULATION; `br` enforces them.
+  const responsible = new ResponsibleGambling(ctx, clock);
+  registerLimitRoutes(app, responsible);
+  if (config.regulation === 'br') ctx.sessions.sessionEnd = (userId) => responsible.sessionEnd(userId);
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx, new WalletService(ctx));
   registerSettingsRoutes(app, new SettingsService(ctx));
@@ -281,7 +287,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   app.decorate('paymentGateways', gateways.payments);
   app.decorate('payoutGateways', gateways.payouts);
   registerPaymentRoutes(app, ctx, gateways.payments);
-  const topups = new TopupService(ctx, gateways.payments);
+  const topups = new TopupService(ctx, gateways.payments, responsible);
   registerTopupRoutes(app, ctx, topups);
   registerPixRoutes(app, ctx, pixMethods);
   // Payouts: the method that pays (a setting every instance reads from the database), the
@@ -314,7 +320,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerProviderBetRoutes(app, ctx, new ProviderBetService(db));
   registerDemoGameRoutes(app, ctx, new DemoGameServer(ctx, new DemoWalletClient((request) => app.inject(request))));
   registerCatalogueRoutes(app, ctx, { catalogue: new Catalogue(ctx), adapters: gameAdapters, storage });
-  registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters));
+  registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters, responsible));
   registerUploadRoutes(app, ctx, new UploadService(ctx, storage));
   registerStorageRoutes(app, storage);
   // Draw games (issue 10): player and admin routes (the in-house games' among them), and the

@@ -33,6 +33,8 @@ Commands:
   report:daily --date YYYY-MM-DD [--out DIR]  that São Paulo day's bettors, bets, top-ups, withdrawals and gross
                                               gaming revenue per game as CSV files and manifest.json
                                               (default DIR: ./report-YYYY-MM-DD)
+  exclusions:import FILE                      replace the national self-exclusion list with FILE's CPFs (one a line),
+                                              in one transaction (REGULATION=br checks it)
   pix:webhook <code> [--skip-mtls]            tell the PSP of a pix-api/efi payment method to notify this service
                                               (PUT /webhook/{pix_key}; --skip-mtls: Efí's header for TLS ended by a proxy)
   pix:reconcile [--from T --to T]             one PIX reconciliation pass: payments the PSPs list since the checkpoint

@@ -6,6 +6,7 @@ import { builtInAdapters } from './modules/games/adapters/registry.ts';
 import { CATALOGUE_TOPIC } from './modules/games/catalogue/catalogue.ts';
 import { formatSyncReport, syncCatalogue, syncChanged, SyncError } from './modules/games/catalogue/sync.ts';
 import { formatSeedReport, seedDemo } from './modules/games/demo-provider/seed.ts';
+import { importNationalList } from './modules/limits/national-list.ts';
 import { dailyReport, isReportDate } from './modules/reports/daily.ts';
 import { writeReport } from './modules/reports/files.ts';
 import { createOrPromoteAdmin, UsageError } from './modules/users/admin-create.ts';
@@ -149,6 +150,14 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
     return 0;
   },
 
+  async 'exclusions:import'(args, open, out) {
+    const file = exclusionsFile(args);
+    const started = Date.now();
+    const { cpfs } = await migrated(open, ({ database }) => importNationalList(database.db, file));
+    out.out(`National self-exclusion list imported from ${file}: ${cpfs} CPFs (${((Date.now() - started) / 1000).toFixed(1)} s).`);
+    return 0;
+  },
+
   async 'games:sync'(args, open, out) {
     const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
     if (positionals.length !== 1) throw new UsageError('games:sync needs one provider code: croupier games:sync <provider code>.');
@@ -201,6 +210,13 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
   },
 };
 
+/** exclusions:import's one argument, the file, made absolute. */
+function exclusionsFile(args: string[]): string {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length !== 1) throw new UsageError('exclusions:import needs one file: croupier exclusions:import FILE (one CPF a line).');
+  return resolve(positionals[0]!);
+}
+
 /** report:daily's `--date` (a calendar day) and `--out` (default `./report-<date>`), the directory made absolute. */
 function reportArgs(args: string[]): { date: string; dir: string } {
   const { values } = parseArgs({ args, options: { date: { type: 'string' }, out: { type: 'string' } } });
@@ -213,6 +229,13 @@ function reportArgs(args: string[]): { date: string; dir: string } {
  * made absolute here, where it was typed, since the server's working directory is another.
  */
 export function commandLineArgs(command: string, args: string[]): string[] {
+  if (command === 'exclusions:import') {
+    try {
+      return [exclusionsFile(args)];
+    } catch {
+      return args;
+    }
+  }
   if (command !== 'report:daily') return args;
   try {
     const { date, dir } = reportArgs(args);

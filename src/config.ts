@@ -236,7 +236,9 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom,
     sessionCookie: cookie,
     sessionDomain: domain,
-    sessionLifetimeMin: integer(env, 'SESSION_LIFETIME_MIN', 120, 1, 525600),
+    // REGULATION=br: idle sessions end after 30 minutes (Portaria SPA/MF 1.231/2024, docs/regulation.md).
+    sessionLifetimeMin:
+      regulation === 'br' ? integer(env, 'SESSION_LIFETIME_MIN', 30, 1, 30) : integer(env, 'SESSION_LIFETIME_MIN', 120, 1, 525600),
     sessionCacheS: integer(env, 'SESSION_CACHE_S', 30, 0, 3600),
     passwordTimeoutS: integer(env, 'PASSWORD_TIMEOUT_S', 10800, 1, 31536000),
     paymentSandboxSecret:

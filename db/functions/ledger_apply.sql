@@ -14,6 +14,10 @@
 --    cancel_draw) and takes it off, never below 0, so a refunded stake no longer counts as
 --    wagered. Line by line in id order (the order the balance row lock imposes) that is
 --    T = max(0, T + d), which `croupier ledger:verify` recomputes (src/modules/wallet/verify.ts).
+--  * The net loss of the day, week and month (São Paulo's calendar) moves with it too: a `bet`
+--    line adds its stake, a `win` or `bet_refund` line takes its amount off (responsible
+--    gambling, docs/regulation.md; responsible_gambling_refusal reads them). A window begun
+--    since the last bet line starts again from 0. Other lines leave them alone.
 create or replace function ledger_apply(
   p_user_id bigint,
   p_currency text,
@@ -34,9 +38,19 @@ declare
   v_available bigint;
   v_missing boolean;
   v_turnover bigint := case when p_type = 'bet' then -p_amount else 0 end;
+  v_loss bigint := case when p_type in ('bet', 'win', 'bet_refund') then -p_amount else 0 end;
+  v_day date := case when p_type in ('bet', 'win', 'bet_refund') then (now() at time zone 'America/Sao_Paulo')::date end;
+  v_week date := date_trunc('week', v_day)::date;
+  v_month date := date_trunc('month', v_day)::date;
 begin
   for attempt in 1..4 loop
-    update balances b set amount = b.amount + p_amount, bet_turnover = b.bet_turnover + v_turnover, updated_at = now()
+    update balances b set amount = b.amount + p_amount, bet_turnover = b.bet_turnover + v_turnover, updated_at = now(),
+        loss_day_net = case when v_day is null then b.loss_day_net when b.loss_day = v_day then b.loss_day_net + v_loss else v_loss end,
+        loss_day = coalesce(v_day, b.loss_day),
+        loss_week_net = case when v_day is null then b.loss_week_net when b.loss_week = v_week then b.loss_week_net + v_loss else v_loss end,
+        loss_week = coalesce(v_week, b.loss_week),
+        loss_month_net = case when v_day is null then b.loss_month_net when b.loss_month = v_month then b.loss_month_net + v_loss else v_loss end,
+        loss_month = coalesce(v_month, b.loss_month)
       where b.user_id = p_user_id and b.currency = p_currency and b.amount + p_amount >= 0
       returning b.id, b.amount into balance_id, balance_after;
     v_missing := false;
@@ -59,7 +73,9 @@ begin
         return;
       end if;
       -- The key was used before (committed, or earlier in this transaction): put our move back.
-      update balances b set amount = b.amount - p_amount, bet_turnover = b.bet_turnover - v_turnover where b.id = balance_id;
+      update balances b set amount = b.amount - p_amount, bet_turnover = b.bet_turnover - v_turnover,
+        loss_day_net = b.loss_day_net - v_loss, loss_week_net = b.loss_week_net - v_loss, loss_month_net = b.loss_month_net - v_loss
+        where b.id = balance_id;
     else
       -- Nothing moved: no balance yet, a shortfall, a replay of a debit the balance no longer
       -- covers, or a balance changed after the update began. Lock it and decide on what is

@@ -10,6 +10,10 @@
 --   the same digest; nothing moved; bet_id is the first bet). 'key_reused': the key named another
 --   request. 'unknown' (no such game, or disabled), 'maintenance', 'stale', 'closed' (no draw
 --   open for bets at p_now, or not the one p_draw_id names): nothing moved.
+-- Under REGULATION=br (p_regulated) the player's balance row is locked before the bet is
+-- written and responsible_gambling_refusal decides on it: 'refused' with its reason (and the
+-- loss window, limit and what is left, or the exclusion's end), nothing moved. The lock makes
+-- the loss limit a hard ceiling for parallel bets.
 create or replace function place_draw_bet(
   p_user_id bigint,
   p_game_id bigint,
@@ -24,16 +28,23 @@ create or replace function place_draw_bet(
   p_request_key text,
   p_request_digest text,
   p_open smallint,
+  p_regulated boolean default false,
   out outcome text,
   out bet_id bigint,
   out draw_id bigint,
-  out period text
+  out period text,
+  out refusal text,
+  out refusal_period text,
+  out limit_cents bigint,
+  out left_cents bigint,
+  out excluded_until timestamptz
 ) language plpgsql as $$
 #variable_conflict use_column
 declare
   v_digest text;
   v_game record;
   v_draw record;
+  v_refusal record;
 begin
   if p_request_key is not null then
     select b.id, b.request_digest into bet_id, v_digest from draw_bets b
@@ -67,6 +78,20 @@ begin
   if not found then
     outcome := 'closed';
     return;
+  end if;
+
+  if p_regulated then
+    perform 1 from balances b where b.user_id = p_user_id and b.currency = p_currency for update;
+    select * into v_refusal from responsible_gambling_refusal(p_user_id, p_currency, p_amount, p_now);
+    if v_refusal.reason is not null then
+      outcome := 'refused';
+      refusal := v_refusal.reason;
+      refusal_period := v_refusal.period;
+      limit_cents := v_refusal.limit_cents;
+      left_cents := v_refusal.left_cents;
+      excluded_until := v_refusal.until;
+      return;
+    end if;
   end if;
 
   insert into draw_bets as b (draw_id, game_id, user_id, selection, amount, odds, currency, request_key, request_digest)

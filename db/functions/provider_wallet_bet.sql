@@ -30,6 +30,13 @@
 -- whose calls name the player besides the token (Hub88's `user`) passes p_user_id: a token of
 -- another player is then INVALID_TOKEN, and a replay must name the recorded bet's player too.
 --
+-- Responsible gambling (REGULATION=br, the same flag p_identity_verified: not null only under
+-- br): with the balance row locked, responsible_gambling_refusal decides before the funds check;
+-- a self-excluded or listed player, or one without limits, is PLAYER_DISABLED, a stake over a
+-- loss limit LIMIT_REACHED (docs/regulation.md). Under the lock, parallel bets cannot take the
+-- net loss over the limit. A game session opened from a signed-in session that has ended
+-- (`ends_at`, session_minutes) is TOKEN_EXPIRED.
+--
 -- Replays and stored bodies: a replay must carry a token of a money session of the recorded
 -- bet's player (live or ended, so a delivery retried after the session ended is still a replay;
 -- once housekeeping pruned the session, 90 days on, nothing shows the player any more and the
@@ -59,6 +66,7 @@ declare
   v_round provider_bets;
   v_available bigint;
   v_bet_id bigint;
+  v_refusal text;
 begin
   -- A tombstone (no amount) is answered below, with the balance of the token's player.
   select t.* into v_row from provider_transactions t where t.provider_id = p_provider_id and t.transaction_id = p_transaction_id;
@@ -76,7 +84,7 @@ begin
     raise exception 'provider_wallet_bet: a bet that closes its round needs the settled code';
   end if;
 
-  select s.id, s.user_id, s.currency, s.demo, s.provider_game_id, s.expires_at, p.status as provider_status,
+  select s.id, s.user_id, s.currency, s.demo, s.provider_game_id, s.expires_at, s.ends_at, p.status as provider_status,
       u.status as user_status, g.code = p_game and g.status = p_enabled as game_open,
       p_identity_verified is null or exists (select 1 from user_identities i
         where i.user_id = s.user_id and i.status = p_identity_verified) as identity_ok
@@ -107,9 +115,12 @@ begin
       v_answer.transaction_ref := v_row.id;
       return v_answer;
     end if;
-    if v_session.expires_at <= now() then
+    if p_identity_verified is not null and v_session.identity_ok and v_session.user_status = 1 then
+      select r.reason into v_refusal from responsible_gambling_refusal(v_session.user_id, v_session.currency, p_amount, now()) r;
+    end if;
+    if v_session.expires_at <= now() or v_session.ends_at <= now() then
       v_answer.outcome := 'TOKEN_EXPIRED';
-    elsif v_session.user_status <> 1 or not v_session.identity_ok then
+    elsif v_session.user_status <> 1 or not v_session.identity_ok or v_refusal in ('self_excluded', 'listed', 'limits_unset') then
       v_answer.outcome := 'PLAYER_DISABLED';
     elsif not v_session.game_open then
       v_answer.outcome := 'GAME_NOT_FOUND';
@@ -117,6 +128,8 @@ begin
       v_answer.outcome := 'CURRENCY_MISMATCH';
     elsif v_answer.balance < p_amount then
       v_answer.outcome := 'INSUFFICIENT_FUNDS';
+    elsif v_refusal = 'loss_limit' then
+      v_answer.outcome := 'LIMIT_REACHED';
     else
       -- A new round, or more stake in an open round of the same player and game; a bet that closes
       -- its round settles it in the same statement.

@@ -159,8 +159,9 @@ type PlaceBetParams = NonNullable<Parameters<PlaceBetStatement['execute']>[0]>;
 export async function placeDrawBet(
   db: Db,
   bet: Pick<PlaceBetParams, 'userId' | 'gameId' | 'drawId' | 'now'> & Partial<PlaceBetParams>,
+  regulated = false,
 ): Promise<PlaceOutcomeRow> {
-  const [row] = await preparePlaceBet(db).execute({
+  const [row] = await preparePlaceBet(db, regulated).execute({
     gameType: 'double',
     gameSettings: '{}',
     selection: 'red',

@@ -33,6 +33,7 @@ export const HUB_STATUS: Record<WalletStatus, string> = {
   BET_SETTLED: 'RS_ERROR_TRANSACTION_SETTLED',
   ROUND_MISMATCH: 'RS_ERROR_WRONG_ROUND',
   ROUND_CLOSED: 'RS_ERROR_ROUND_CLOSED',
+  LIMIT_REACHED: 'RS_ERROR_LIMIT_REACHED',
 };
 
 /** `X-Hub-Signature: base64(HMAC-SHA256(secret, "<X-Hub-Timestamp>:" + raw body))`, the timestamp in milliseconds. */

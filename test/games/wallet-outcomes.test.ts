@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
+import type { Regulation } from '../../src/config.ts';
 import { WALLET_STATUSES, type WalletAction, type WalletStatus } from '../../src/modules/games/adapters/adapter.ts';
 import { SESSION_LIFE_S } from '../../src/modules/games/launch/service.ts';
 import { prepareWalletStatements, walletAnswerFields, type WalletAnswerRow } from '../../src/modules/games/seamless-wallet/repository.ts';
@@ -36,9 +37,8 @@ const snake = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.
 const payload = '{}';
 
 /** The wallet functions as the service calls them; each answer is checked and counted by function. */
-function walletOf(t: TestApp) {
-  const statements = prepareWalletStatements(t.db);
-  const answered = new Map<WalletAction, Set<WalletStatus>>();
+function walletOf(t: TestApp, regulation: Regulation = 'none', answered = new Map<WalletAction, Set<WalletStatus>>()) {
+  const statements = prepareWalletStatements(t.db, regulation);
   async function expect(action: WalletAction, expected: WalletStatus, call: Promise<WalletAnswerRow[]>): Promise<WalletAnswerRow> {
     const [row] = await call;
     assert.equal(row?.outcome, expected, `${action} answered ${row?.outcome} where ${expected} was expected`);
@@ -151,6 +151,18 @@ describe('seamless wallet outcomes', () => {
       roundClosed: true,
     });
     await wallet.bet('ROUND_CLOSED', provider, bet(alice.session, { roundId: won.roundId }));
+    // REGULATION=br: a verified player whose stake would pass their loss limit (1.00 a day, 1.00 already staked).
+    const gina = await seat();
+    await t.db.execute(
+      sql`insert into user_identities (user_id, cpf, full_name, birth_date, status, verifier, verified_at)
+        values (${gina.player.id}, '52998224725', 'Gina Silva', '1990-01-01', 'verified', 'manual', now())`,
+    );
+    await t.db.execute(
+      sql`insert into user_limits (user_id, field, value) values (${gina.player.id}, 'loss_daily', 100), (${gina.player.id}, 'session_minutes', 60)`,
+    );
+    const regulated = walletOf(t, 'br', wallet.answered);
+    await regulated.bet('OK', provider, bet(gina.session));
+    await regulated.bet('LIMIT_REACHED', provider, bet(gina.session, { amount: 1n }));
     const unseen = nextId('bet');
     await wallet.refund('OK', provider, { transactionId: nextId('refund'), betTransactionId: unseen });
     await wallet.bet('BET_REFUNDED', provider, bet(alice.session, { transactionId: unseen }));

@@ -4,7 +4,7 @@ import { transaction } from '../../src/platform/db/client.ts';
 import { insertSettingsVersion } from '../../src/modules/settings/repository.ts';
 import { useApp, type Client, type TestApp } from '../helpers/app.ts';
 import { createTopup, ledgerOf, paid, putSettings, referredPlayer, webhook } from '../wallet/helpers.ts';
-import { identityBody } from './support.ts';
+import { identityBody, setLimits } from './support.ts';
 
 const errorsOf = (json: unknown) => (json as { errors: Record<string, string[]> }).errors;
 const ART_29 = 'is not allowed under Law 14.790/2023, art. 29.';
@@ -29,6 +29,7 @@ async function referredTopup(t: TestApp, admin: Client, referrerId: number) {
   if (t.config.regulation === 'br') {
     assert.equal((await referred.client.put('/api/user/identity', identity)).status, 200);
     assert.equal((await admin.post(`/api/admin/users/${referred.id}/identity/approve`)).status, 200);
+    await setLimits(referred.client);
   }
   const topup = await createTopup(referred.client, 50);
   // Under br the sandbox states who paid: the player's own CPF (own-account-topups.test.ts).

@@ -16,3 +16,10 @@ test('REGULATION is none by default, br when set, and anything else stops the st
     (error: unknown) => error instanceof ConfigError && error.message === 'Invalid REGULATION: expected none or br, got "BR".',
   );
 });
+
+test('REGULATION=br: idle sessions end after 30 minutes at most (SESSION_LIFETIME_MIN defaults to 30, more stops the start)', () => {
+  assert.equal(loadConfig({ ...base(), REGULATION: 'br' }).sessionLifetimeMin, 30);
+  assert.equal(loadConfig({ ...base(), REGULATION: 'br', SESSION_LIFETIME_MIN: '15' }).sessionLifetimeMin, 15);
+  assert.throws(() => loadConfig({ ...base(), REGULATION: 'br', SESSION_LIFETIME_MIN: '120' }), ConfigError);
+  assert.equal(loadConfig(base()).sessionLifetimeMin, 120);
+});

@@ -13,7 +13,7 @@ import { demoDriver, send } from '../games/helpers.ts';
 import { betAt, nextId, seat } from '../games/kit.ts';
 import { createTopup, paid, webhook } from '../wallet/helpers.ts';
 import { fund } from '../withdrawals/helpers.ts';
-import { identityBody, verifiedPlayer } from './support.ts';
+import { identityBody, setLimits, verifiedPlayer } from './support.ts';
 
 // The day under report, in São Paulo (UTC−3): [2026-11-20T03:00Z, 2026-11-21T03:00Z).
 const DAY = '2026-11-20';
@@ -73,6 +73,7 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
     const table = await seat(t, demoDriver, 20_000n);
     assert.equal((await table.player.client.put('/api/user/identity', identityBody())).status, 200);
     assert.equal((await admin.client.post(`/api/admin/users/${table.player.id}/identity/approve`)).status, 200);
+    await setLimits(table.player.client);
     const won = betAt(table, 1_000n);
     assert.equal((await send(t, demoDriver, table.provider, won)).answer?.status, 'OK');
     const winCall = {

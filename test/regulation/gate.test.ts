@@ -10,7 +10,7 @@ import { betAt, seat } from '../games/kit.ts';
 import { HubLikeAdapter } from '../games/hub-adapter.ts';
 import { balanceOf } from '../wallet/helpers.ts';
 import { fund } from '../withdrawals/helpers.ts';
-import { identityBody, NOT_VERIFIED, status } from './support.ts';
+import { identityBody, NOT_VERIFIED, setLimits, status } from './support.ts';
 
 let providers = 0;
 
@@ -73,6 +73,7 @@ describe('REGULATION=br: money and play wait for a verified identity', () => {
 
     assert.equal((await player.client.put('/api/user/identity', identity)).status, 200);
     assert.equal((await admin.post(`/api/admin/users/${player.id}/identity/approve`)).status, 200);
+    await setLimits(player.client);
     for (const [name, call, success] of routes) {
       const res = await call(player.client);
       assert.equal(res.status, success, `${name}: ${res.text}`);
@@ -93,6 +94,7 @@ describe('REGULATION=br: money and play wait for a verified identity', () => {
       assert.equal((await table.player.client.put('/api/user/identity', identityBody())).status, 200);
       assert.equal((await send(t, driver, table.provider, betAt(table, 100n))).answer?.status, driver.word('PLAYER_DISABLED'));
       assert.equal((await admin.post(`/api/admin/users/${table.player.id}/identity/approve`)).status, 200);
+      await setLimits(table.player.client);
       const accepted = await send(t, driver, table.provider, betAt(table, 100n));
       assert.deepEqual([accepted.answer?.status, accepted.answer?.balance], [driver.word('OK'), 9_900n]);
       assert.equal(await balanceOf(t.db, table.player.id), 9_900n);

@@ -45,7 +45,17 @@ export function identityOf(res: Response): IdentityData {
   return (res.json as { data: IdentityData }).data;
 }
 
-/** A player whose identity an operator approved; answers the CPF and full name it holds. */
+/** Limits loose enough never to refuse a test's bets: the mandatory ones (a loss limit and the session time) set. */
+export const LOOSE_LIMITS = { loss_monthly: 1_000_000, session_minutes: 1440 };
+
+/** Sets the player's limits (PUT /api/user/limits), asserting the 200. */
+export async function setLimits(client: Client, body: Record<string, unknown> = LOOSE_LIMITS): Promise<Record<string, unknown>> {
+  const res = await client.put('/api/user/limits', body);
+  assert.equal(res.status, 200, res.text);
+  return (res.json as { data: Record<string, unknown> }).data;
+}
+
+/** A player whose identity an operator approved, with LOOSE_LIMITS set; answers the CPF and full name it holds. */
 export async function verifiedPlayer(
   t: TestApp,
   admin: Client,
@@ -55,5 +65,6 @@ export async function verifiedPlayer(
   identityOf(await player.client.put('/api/user/identity', body));
   const approved = await admin.post(`/api/admin/users/${player.id}/identity/approve`);
   assert.equal(approved.status, 200, approved.text);
+  await setLimits(player.client);
   return { ...player, cpf: String(body.cpf).replace(/\D/g, ''), fullName: String(body.full_name) };
 }

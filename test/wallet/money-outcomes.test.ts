@@ -331,6 +331,15 @@ describe('money functions answer exactly their declared outcomes', () => {
       placed: () => bet(),
       replayed: () => bet(),
       key_reused: () => bet({ requestDigest: 'another' }),
+      // REGULATION=br: a player without limits (responsible_gambling_refusal) bets nothing.
+      refused: async () =>
+        (
+          await placeDrawBet(
+            t.db,
+            { userId: player.id, gameId: game.id, drawId: draw.id, now: clock.now(), requestKey: 'outcome:refused' },
+            true,
+          )
+        ).outcome,
     });
     // A second bet, so that a batch of one leaves one to settle.
     assert.equal(await bet({ requestKey: null, requestDigest: null }), 'placed');

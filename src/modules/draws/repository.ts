@@ -1,3 +1,4 @@
+import { nationalExclusions, selfExclusions, userLimits } from '../limits/tables.ts';
 import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { correlated } from '../../platform/db/columns.ts';
 import type { Db } from '../../platform/db/client.ts';
@@ -326,30 +327,49 @@ const p = (name: string) => sql.placeholder(name);
 /**
  * What `place_draw_bet` answers (db/functions/place_draw_bet.sql): 'placed' and 'replayed'
  * with the bet; 'key_reused', 'unknown' (no such game, or disabled), 'maintenance', 'stale' (the
- * game changed since it was read) and 'closed' (no draw open for bets) move nothing.
+ * game changed since it was read), 'closed' (no draw open for bets) and, under REGULATION=br,
+ * 'refused' (responsible gambling: its reason, the loss window, limit and what is left, or the
+ * exclusion's end) move nothing.
  */
-export const PLACE_DRAW_BET_OUTCOMES = ['placed', 'replayed', 'key_reused', 'unknown', 'maintenance', 'stale', 'closed'] as const;
+export const PLACE_DRAW_BET_OUTCOMES = [
+  'placed',
+  'replayed',
+  'key_reused',
+  'unknown',
+  'maintenance',
+  'stale',
+  'closed',
+  'refused',
+] as const;
 
 const placeOutcome = {
   outcome: outcomeColumn('place_draw_bet', PLACE_DRAW_BET_OUTCOMES),
   betId: resultColumn('bet_id', drawBets.id),
   drawId: resultColumn('draw_id', drawBets.drawId),
   period: resultColumn('period', draws.period),
+  refusal: resultColumn('refusal', nationalExclusions.cpf),
+  refusalPeriod: resultColumn('refusal_period', nationalExclusions.cpf),
+  limitCents: resultColumn('limit_cents', userLimits.value),
+  leftCents: resultColumn('left_cents', userLimits.value),
+  excludedUntil: resultColumn('excluded_until', selfExclusions.until),
 };
 
 export type PlaceOutcomeRow = RowOf<typeof placeOutcome>;
 
 /** `place_draw_bet` as a named prepared statement: one round trip per bet, parsed once per connection. */
-export function preparePlaceBet(db: Db) {
-  return db
-    .select(placeOutcome)
-    .from(
-      sql`place_draw_bet(${p('userId')}::bigint, ${p('gameId')}::bigint, ${p('gameType')}::text, ${p('gameSettings')}::jsonb,
+export function preparePlaceBet(db: Db, regulated = false) {
+  return (
+    db
+      .select(placeOutcome)
+      .from(
+        sql`place_draw_bet(${p('userId')}::bigint, ${p('gameId')}::bigint, ${p('gameType')}::text, ${p('gameSettings')}::jsonb,
         ${p('drawId')}::bigint,
         ${p('selection')}::text, ${p('amount')}::bigint, ${p('odds')}::integer, ${p('currency')}::text, ${p('now')}::timestamptz,
-        ${p('requestKey')}::text, ${p('requestDigest')}::text, ${DRAW_STATUS.open}::smallint)`,
-    )
-    .prepare('place_draw_bet');
+        ${p('requestKey')}::text, ${p('requestDigest')}::text, ${DRAW_STATUS.open}::smallint, ${regulated}::boolean)`,
+      )
+      // One name per variant: a connection may hold both (tests run both regulations on one database).
+      .prepare(regulated ? 'place_draw_bet_regulated' : 'place_draw_bet')
+  );
 }
 
 export type PlaceBetStatement = ReturnType<typeof preparePlaceBet>;

@@ -8,6 +8,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/er
 import { FieldCheck, formatUnits } from '../../platform/money.ts';
 import { paginate, type ListQuery, type Page } from '../../platform/pagination/list.ts';
 import type { Game } from '../games/tables.ts';
+import { refusalError } from '../limits/messages.ts';
+import { refusalOf, type Refusal, type RefusalReason } from '../limits/repository.ts';
 import { playerRefusal } from '../wallet/ledger.ts';
 import { drawOutcome, seedHash } from './fairness.ts';
 import type { GameView } from './present.ts';
@@ -96,7 +98,7 @@ export class DrawService {
   constructor(ctx: AppContext, clock: Clock) {
     this.#ctx = ctx;
     this.#clock = clock;
-    this.#place = preparePlaceBet(ctx.db);
+    this.#place = preparePlaceBet(ctx.db, ctx.config.regulation === 'br');
   }
 
   /** A game players may open: enabled or in maintenance, known type, sound settings; else 404. */
@@ -186,6 +188,18 @@ export class DrawService {
           throw unavailable();
         case 'maintenance':
           throw maintenance();
+        case 'refused':
+          // REGULATION=br: self-excluded, listed, no limits set, or past a loss limit (docs/regulation.md).
+          throw refusalError(
+            refusalOf({
+              reason: row.refusal as RefusalReason,
+              period: row.refusalPeriod as Refusal['period'],
+              limitCents: row.limitCents,
+              leftCents: row.leftCents,
+              until: row.excludedUntil,
+            })!,
+            'bet',
+          );
         case 'closed':
           throw await this.#closed(game, input.drawId);
         case 'stale':

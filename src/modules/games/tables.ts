@@ -108,6 +108,8 @@ export const gameSessions = pgTable(
     launchExpiresAt: instant('launch_expires_at').notNull(),
     redeemedAt: instant('redeemed_at'),
     expiresAt: instant('expires_at').notNull(),
+    /** When the signed-in session it was opened from ends (REGULATION=br, session_minutes): no bet after it. */
+    endsAt: instant('ends_at'),
     createdAt: instant('created_at').notNull().defaultNow(),
   },
   (table) => [

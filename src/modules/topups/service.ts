@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { loggedTransaction, type OperationEntry } from '../../platform/admin/operation-log.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { isRetryable, type Db } from '../../platform/db/client.ts';
+import { isRetryable, transaction, type Db } from '../../platform/db/client.ts';
 import { ConflictError, GatewayUnavailableError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { loggableError } from '../../platform/log-safety.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -50,16 +50,28 @@ export interface WebhookResult {
 }
 
 /** Top-up rules: creation through a gateway, payment notifications and admin transitions. */
+/**
+ * Responsible gambling's checks of a new top-up (REGULATION=br, src/modules/limits): the player
+ * may deposit at all, and the amount fits the deposit limits, checked in the transaction that
+ * writes the top-up. A payment already made is credited whatever the limits (docs/regulation.md).
+ */
+export interface DepositGate {
+  assertMayPlay(userId: number): Promise<void>;
+  assertDepositFits(tx: Db, userId: number, amount: bigint): Promise<void>;
+}
+
 export class TopupService {
   readonly #ctx: AppContext;
   readonly #gateways: PaymentGateways;
   /** The webhook's payment statement and the settings it last saw: one round trip per payment. */
   readonly #pay: PayTopupStatement;
   readonly #settings: SettingsInForce;
+  readonly #deposits: DepositGate | undefined;
 
-  constructor(ctx: AppContext, gateways: PaymentGateways) {
+  constructor(ctx: AppContext, gateways: PaymentGateways, deposits?: DepositGate) {
     this.#ctx = ctx;
     this.#gateways = gateways;
+    this.#deposits = deposits;
     this.#pay = preparePayTopup(ctx.db);
     this.#settings = new SettingsInForce(ctx.db, ctx.config.regulation);
   }
@@ -70,6 +82,7 @@ export class TopupService {
    */
   async create(userId: number, paymentMethodId: number, rawAmount: unknown, log: Logger): Promise<TopupRow> {
     const db = this.#ctx.db;
+    await this.#deposits?.assertMayPlay(userId);
     const method = await findPaymentMethod(db, paymentMethodId);
     const gateway = method === undefined ? undefined : this.#gateways.get(method.gateway);
     if (method === undefined || method.status !== 1 || gateway === undefined) {
@@ -81,13 +94,15 @@ export class TopupService {
     if (amount < min) throw ValidationError.field('amount', `The amount must be at least ${formatUnits(min)}.`);
     if (amount > max) throw ValidationError.field('amount', `The amount must not be greater than ${formatUnits(max)}.`);
 
-    const topup = await insertPendingTopup(db, {
-      userId,
-      paymentMethodId: method.id,
-      amount,
-      currency: this.#ctx.config.defaultCurrency,
-      gateway: gateway.code,
-    });
+    const pending = { userId, paymentMethodId: method.id, amount, currency: this.#ctx.config.defaultCurrency, gateway: gateway.code };
+    const deposits = this.#deposits;
+    const topup =
+      deposits === undefined
+        ? await insertPendingTopup(db, pending)
+        : await transaction(db, async (tx) => {
+            await deposits.assertDepositFits(tx, userId, amount);
+            return insertPendingTopup(tx, pending);
+          });
     const id = topup.id;
     let charge;
     try {

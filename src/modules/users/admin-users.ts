@@ -9,6 +9,7 @@ import { anotherActiveSuperAdmin, assertMayAssign, roleIdsByName, syncUserRoles 
 import type { PasswordHasher } from '../../platform/auth/passwords.ts';
 import { equals, filter, FlagFilter, flagValue, IdFilter } from '../../platform/pagination/list.ts';
 import { roles, roleUser } from '../access/tables.ts';
+import { AdminResponsibleFields, excludedNow, presentResponsible, responsibleOf } from '../limits/admin-view.ts';
 import { authUserFields } from './auth-user.ts';
 import { presentUser, UserSchema } from './present.ts';
 import { users } from './tables.ts';
@@ -90,9 +91,13 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
     permission: 'users',
     tag: 'Admin: users',
     table: users,
-    select: authUserFields,
-    record: UserSchema,
-    present: (user) => presentUser(user, ctx.config.regulation),
+    // REGULATION=br: the player's limits, self-exclusion and national listing (src/modules/limits/admin-view.ts).
+    select: { ...authUserFields, responsible: responsibleOf(sql.raw('"users"."id"')) },
+    record: Type.Object({ ...UserSchema.properties, ...AdminResponsibleFields }),
+    present: ({ responsible, ...user }) => ({
+      ...presentUser(user, ctx.config.regulation),
+      ...(ctx.config.regulation === 'br' ? presentResponsible(responsible, new Date()) : {}),
+    }),
     createBody: UserBody,
     filters: {
       email: filter(
@@ -102,6 +107,11 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
       ),
       status: equals(users.status, Type.Integer({ minimum: 0, maximum: 1 })),
       is_partner: filter(FlagFilter, (param) => eq(users.isPartner, param), flagValue),
+      excluded: filter(
+        FlagFilter,
+        (param) => (param ? excludedNow(sql.raw('"users"."id"')) : sql`not ${excludedNow(sql.raw('"users"."id"'))}`),
+        flagValue,
+      ),
       ref: equals(users.ref, IdFilter),
       role: filter(
         Type.String({ maxLength: 255, description: 'Users holding this role.' }),

@@ -16,6 +16,7 @@ interface SessionRow {
   ip: string | null;
   user_agent: string | null;
   last_activity: string;
+  ends_at: string | null;
   /** The active user as the identity's JSON, or null. */
   user: unknown;
 }
@@ -41,6 +42,7 @@ function prepareLoad(db: Db, identity: Identity) {
     ip: sql`${sessions.ip}`,
     user_agent: sql`${sessions.userAgent}`,
     last_activity: sql`${sessions.lastActivity}`,
+    ends_at: sql`${sessions.endsAt}`,
     user: identity.activeUserJson(sql`${sessions.userId}`),
   };
   const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`);
@@ -85,6 +87,7 @@ export class DbSessionStore implements SessionStore {
       ip: row.ip,
       userAgent: row.user_agent,
       lastActivity: new Date(row.last_activity),
+      endsAt: date(row.ends_at),
     };
     const user = row.user === null ? null : this.#identity.fromJson(row.user);
     // A session whose user was disabled or deleted is a guest session from now on.

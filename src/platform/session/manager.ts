@@ -26,7 +26,13 @@ function blankSession(request: FastifyRequest): SessionData {
     persistent: false,
     ip: request.ip,
     userAgent: request.headers['user-agent']?.slice(0, 500) ?? null,
+    endsAt: null,
   };
+}
+
+/** Whether a session's fixed end (session_minutes) has passed. */
+function ended(session: Session): boolean {
+  return session.endsAt !== null && session.endsAt.getTime() <= Date.now();
 }
 
 /** Session lifecycle and its cookies (docs/api.md section 2). */
@@ -34,6 +40,11 @@ export class SessionManager {
   readonly #store: CachedSessionStore;
   readonly #remember: RememberTokens;
   readonly #config: Config;
+  /**
+   * When a session signed in now for `userId` must end whatever its activity (null: never),
+   * set by app.ts (REGULATION=br: the player's `session_minutes`); platform code knows no limits.
+   */
+  sessionEnd: ((userId: number) => Promise<Date | null>) | undefined;
 
   constructor(store: CachedSessionStore, remember: RememberTokens, config: Config) {
     this.#store = store;
@@ -78,7 +89,7 @@ export class SessionManager {
     const loaded = this.#store.peek?.(id, this.idleSeconds);
     if (loaded === undefined) return false;
     if (loaded === null) return !revivable;
-    if (this.#needsTouch(loaded.session)) return false;
+    if (this.#needsTouch(loaded.session) || ended(loaded.session)) return false;
     request.session = loaded.session;
     request.user = loaded.user;
     return true;
@@ -91,7 +102,12 @@ export class SessionManager {
   /** Loads the request's session and user; a remember-me cookie revives an expired sign-in. */
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = request.cookies[this.#config.sessionCookie];
-    const loaded = id === undefined || id.length !== 40 ? null : await this.#store.load(id, this.idleSeconds);
+    let loaded = id === undefined || id.length !== 40 ? null : await this.#store.load(id, this.idleSeconds);
+    if (loaded !== null && ended(loaded.session)) {
+      // Past its end (session_minutes): gone, as an idle one is; the player signs in again.
+      await this.#store.destroy(loaded.session.id);
+      loaded = null;
+    }
     if (loaded !== null) {
       request.session = loaded.session;
       request.user = loaded.user;
@@ -107,7 +123,8 @@ export class SessionManager {
     const cookie = request.cookies[REMEMBER_COOKIE];
     if (cookie === undefined) return;
     const userId = await this.#remember.verify(cookie);
-    if (userId === null) {
+    // A player with a session time is not signed in again by a cookie: the time would restart.
+    if (userId === null || (this.sessionEnd !== undefined && (await this.sessionEnd(userId)) !== null)) {
       this.clearRememberCookie(reply);
       return;
     }
@@ -152,7 +169,8 @@ export class SessionManager {
 
   /** Signs the user in on a fresh session, with a remember-me cookie when asked. */
   async signIn(request: FastifyRequest, reply: FastifyReply, userId: number, remember: boolean): Promise<Session> {
-    const session = await this.regenerate(request, reply, { userId, persistent: remember });
+    const endsAt = (await this.sessionEnd?.(userId)) ?? null;
+    const session = await this.regenerate(request, reply, { userId, persistent: remember, endsAt });
     if (remember) await this.issueRememberCookie(reply, userId);
     return session;
   }

@@ -7,8 +7,10 @@ import type { LoadedSession, Session, SessionData, SessionStore } from './store.
 const SESSION = 'croupier:session:';
 const USER_SESSIONS = 'croupier:user-sessions:';
 
-interface Stored extends Omit<SessionData, 'pendingAt' | 'passwordConfirmedAt'> {
+interface Stored extends Omit<SessionData, 'pendingAt' | 'passwordConfirmedAt' | 'endsAt'> {
   pendingAt: string | null;
+  /** Absent in sessions stored before the field existed. */
+  endsAt?: string | null;
   passwordConfirmedAt: string | null;
   lastActivity: string;
 }
@@ -20,6 +22,7 @@ function revive(id: string, stored: Stored): Session {
     pendingAt: stored.pendingAt === null ? null : new Date(stored.pendingAt),
     passwordConfirmedAt: stored.passwordConfirmedAt === null ? null : new Date(stored.passwordConfirmedAt),
     lastActivity: new Date(stored.lastActivity),
+    endsAt: stored.endsAt == null ? null : new Date(stored.endsAt),
   };
 }
 
@@ -29,6 +32,7 @@ function freeze(data: SessionData, lastActivity: Date): Stored {
     pendingAt: data.pendingAt?.toISOString() ?? null,
     passwordConfirmedAt: data.passwordConfirmedAt?.toISOString() ?? null,
     lastActivity: lastActivity.toISOString(),
+    endsAt: data.endsAt?.toISOString() ?? null,
   };
 }
 

@@ -11,6 +11,11 @@ export interface SessionData {
   persistent: boolean;
   ip: string | null;
   userAgent: string | null;
+  /**
+   * When the session ends whatever its activity (REGULATION=br: `session_minutes` after sign-in,
+   * docs/api.md section 14); null: only the idle lifetime ends it.
+   */
+  endsAt: Date | null;
 }
 
 export interface Session extends SessionData {

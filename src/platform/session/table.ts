@@ -11,6 +11,8 @@ export const sessions = pgTable('sessions', {
   persistent: boolean('persistent').notNull().default(false),
   ip: text('ip'),
   userAgent: text('user_agent'),
+  /** When the session ends whatever its activity (REGULATION=br's session time); null: idle lifetime only. */
+  endsAt: timestamp('ends_at', { withTimezone: true }),
   lastActivity: timestamp('last_activity', { withTimezone: true }).notNull().defaultNow(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

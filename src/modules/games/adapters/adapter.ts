@@ -59,6 +59,7 @@ export const WALLET_STATUSES = [
   'BET_SETTLED',
   'ROUND_MISMATCH',
   'ROUND_CLOSED',
+  'LIMIT_REACHED',
 ] as const;
 export type WalletStatus = (typeof WALLET_STATUSES)[number];
 

@@ -55,6 +55,8 @@ export const HUB88_STATUS: Record<WalletStatus, Hub88Status> = {
   BET_SETTLED: RS.UNKNOWN,
   ROUND_MISMATCH: RS.UNKNOWN,
   ROUND_CLOSED: RS.UNKNOWN,
+  // REGULATION=br: a stake over the player's loss limit (docs/regulation.md).
+  LIMIT_REACHED: RS.LIMIT_REACHED,
 };
 
 /** How a call refused before the wallet is worded. */

@@ -56,13 +56,20 @@ export interface LaunchAnswer extends Launch {
  * with the token as its session token and a launch token nobody is given, so no redemption is
  * asked for and every call of the session carries it until the session ends.
  */
+/** What a money launch must pass first (responsible gambling, src/modules/limits). */
+export interface PlayGate {
+  assertMayPlay(userId: number): Promise<void>;
+}
+
 export class LaunchService {
   readonly #ctx: AppContext;
   readonly #adapters: GameAdapters;
+  readonly #play: PlayGate | undefined;
 
-  constructor(ctx: AppContext, adapters: GameAdapters) {
+  constructor(ctx: AppContext, adapters: GameAdapters, play?: PlayGate) {
     this.#ctx = ctx;
     this.#adapters = adapters;
+    this.#play = play;
   }
 
   /**
@@ -100,7 +107,15 @@ export class LaunchService {
     return row;
   }
 
-  async launch(userId: number, game: LaunchableGame, demo: boolean, client: LaunchClient, log: Logger): Promise<LaunchAnswer> {
+  /** `endsAt`: when the signed-in session launching ends (session_minutes); the game session takes no bet after it. */
+  async launch(
+    userId: number,
+    game: LaunchableGame,
+    demo: boolean,
+    client: LaunchClient,
+    log: Logger,
+    endsAt: Date | null = null,
+  ): Promise<LaunchAnswer> {
     const adapter = this.#adapters.get(game.adapter);
     if (adapter === undefined) {
       // A provider naming an adapter this instance lacks (an older release beside a newer one).
@@ -108,6 +123,8 @@ export class LaunchService {
       throw new ProviderUnavailableError();
     }
     if (demo && !adapter.supportsDemo) throw ValidationError.field('demo', 'Demo play is not available for this game.');
+    // REGULATION=br: no money launch while self-excluded, listed or without limits (docs/regulation.md); demo play moves no money.
+    if (!demo) await this.#play?.assertMayPlay(userId);
 
     const db = this.#ctx.db;
     const token = randomAlphanumeric(TOKEN_LENGTH);
@@ -122,6 +139,7 @@ export class LaunchService {
         currency,
         demo,
         expiresAt: sql`now() + make_interval(secs => ${SESSION_LIFE_S})`,
+        endsAt,
         ...(sessionToken
           ? {
               launchTokenHash: sha256(randomAlphanumeric(TOKEN_LENGTH)),

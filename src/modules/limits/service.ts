@@ -1,0 +1,193 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { transaction, type Db } from '../../platform/db/client.ts';
+import { ConflictError } from '../../platform/errors.ts';
+import { FieldCheck } from '../../platform/money.ts';
+import { refusalError } from './messages.ts';
+import {
+  currentExclusion,
+  depositRefusal,
+  endGameSessions,
+  insertExclusion,
+  limitRows,
+  lockPlayer,
+  playRefusal,
+  writeLimit,
+  type LimitRow,
+} from './repository.ts';
+import { LIMIT_FIELDS, type LimitField } from './tables.ts';
+
+/** A raise or a removal waits this long (docs/api.md section 14). */
+export const RAISE_DELAY_MS = 24 * 3600_000;
+export const SESSION_MINUTES_MAX = 1440;
+
+export const EXCLUSION_PERIODS = ['24h', '1w', '1m', '3m', '6m', '1y', 'permanent'] as const;
+export type ExclusionPeriod = (typeof EXCLUSION_PERIODS)[number];
+
+export interface LimitsView {
+  values: Record<LimitField, bigint | null>;
+  pending: Array<{ field: LimitField; value: bigint | null; effectiveAt: Date }>;
+}
+
+/** The limit in force at `now`: a pending change whose time has come is in force (no job needed). */
+function inForce(row: LimitRow | undefined, now: Date): bigint | null {
+  if (row === undefined) return null;
+  return row.pendingAt !== null && row.pendingAt <= now ? row.pendingValue : row.value;
+}
+
+/** The end of a self-exclusion of `period` from `now`; null: permanent. Months are calendar months (UTC). */
+export function exclusionEnd(period: ExclusionPeriod, now: Date): Date | null {
+  const end = new Date(now);
+  switch (period) {
+    case '24h':
+      return new Date(now.getTime() + 24 * 3600_000);
+    case '1w':
+      return new Date(now.getTime() + 7 * 24 * 3600_000);
+    case '1m':
+    case '3m':
+    case '6m':
+      end.setUTCMonth(end.getUTCMonth() + Number(period[0]));
+      return end;
+    case '1y':
+      end.setUTCFullYear(end.getUTCFullYear() + 1);
+      return end;
+    case 'permanent':
+      return null;
+  }
+}
+
+/**
+ * Responsible gambling (docs/api.md section 14, docs/regulation.md): the player's limits and
+ * self-exclusion, and the checks of the paths that take money in or start play. The stake checks
+ * themselves live in SQL where the balance is checked (responsible_gambling_refusal); the top-up
+ * check in deposit_limit_refusal, in the transaction that writes the top-up.
+ */
+export class ResponsibleGambling {
+  readonly #ctx: AppContext;
+  readonly #clock: Clock;
+
+  constructor(ctx: AppContext, clock: Clock) {
+    this.#ctx = ctx;
+    this.#clock = clock;
+  }
+
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  get regulated(): boolean {
+    return this.#ctx.config.regulation === 'br';
+  }
+
+  async limits(userId: number, db: Db = this.#ctx.db): Promise<LimitsView> {
+    const now = this.#clock.now();
+    const rows = new Map((await limitRows(db, userId)).map((row) => [row.field, row]));
+    const values = Object.fromEntries(LIMIT_FIELDS.map((field) => [field, inForce(rows.get(field), now)])) as LimitsView['values'];
+    const pending = [...rows.values()]
+      .filter((row) => row.pendingAt !== null && row.pendingAt > now)
+      .map((row) => ({ field: row.field, value: row.pendingValue, effectiveAt: row.pendingAt! }));
+    return { values, pending: pending.sort((a, b) => LIMIT_FIELDS.indexOf(a.field) - LIMIT_FIELDS.indexOf(b.field)) };
+  }
+
+  /**
+   * A partial update: a new or lower limit applies at once (and drops a pending raise of it); a
+   * higher one or a removal (null) waits RAISE_DELAY_MS, shown in `pending`.
+   */
+  async update(userId: number, body: Record<string, unknown>): Promise<LimitsView> {
+    const wanted = parseLimits(body);
+    return transaction(this.#ctx.db, async (tx) => {
+      await lockPlayer(tx, userId);
+      const now = this.#clock.now();
+      const rows = new Map((await limitRows(tx, userId, true)).map((row) => [row.field, row]));
+      for (const [field, value] of wanted) {
+        const row = rows.get(field);
+        const current = inForce(row, now);
+        const waiting = row !== undefined && row.pendingAt !== null && row.pendingAt > now ? row : undefined;
+        let next: LimitRow;
+        if (value === current || current === null || (value !== null && value < current)) {
+          next = { field, value, pendingValue: null, pendingAt: null };
+        } else if (waiting !== undefined && waiting.pendingValue === value) {
+          next = { field, value: current, pendingValue: value, pendingAt: waiting.pendingAt };
+        } else {
+          next = { field, value: current, pendingValue: value, pendingAt: new Date(now.getTime() + RAISE_DELAY_MS) };
+        }
+        await writeLimit(tx, userId, next);
+      }
+      return this.limits(userId, tx);
+    });
+  }
+
+  /**
+   * A self-exclusion of `period` (the route confirmed the password). One that would end earlier
+   * than the one in force is 409: it can be extended, never shortened or lifted. The player's live
+   * game sessions end with it, and once committed every session of theirs on every instance,
+   * and their remember-me cookies (sign-in stays possible, to withdraw).
+   */
+  async selfExclude(userId: number, period: ExclusionPeriod): Promise<{ until: Date | null }> {
+    const until = await transaction(this.#ctx.db, async (tx) => {
+      await lockPlayer(tx, userId);
+      const now = this.#clock.now();
+      const end = exclusionEnd(period, now);
+      const current = await currentExclusion(tx, userId, now);
+      if (current !== undefined && (current.until === null || (end !== null && end < current.until))) {
+        throw new ConflictError(
+          'Your account is already self-excluded until a later date; an exclusion cannot be shortened.',
+          'exclusion_shorter',
+        );
+      }
+      await insertExclusion(tx, userId, end);
+      await endGameSessions(tx, userId);
+      return end;
+    });
+    await this.#ctx.identity.cycleRememberNonce(this.#ctx.db, userId);
+    await this.#ctx.sessions.store.destroyForUser(userId);
+    return { until };
+  }
+
+  /**
+   * REGULATION=br: when a session signed in now ends, `session_minutes` in force from now; null
+   * under `none` or without one. The session manager asks at every sign-in.
+   */
+  async sessionEnd(userId: number): Promise<Date | null> {
+    if (!this.regulated) return null;
+    const minutes = (await this.limits(userId)).values.session_minutes;
+    return minutes === null ? null : new Date(Date.now() + Number(minutes) * 60_000);
+  }
+
+  /** REGULATION=br: a top-up or a launch of a self-excluded or listed player, or one without limits, is refused. */
+  async assertMayPlay(userId: number): Promise<void> {
+    if (!this.regulated) return;
+    const refusal = await playRefusal(this.#ctx.db, userId, this.#ctx.config.defaultCurrency, this.#clock.now());
+    if (refusal !== undefined) throw refusalError(refusal, 'top-up');
+  }
+
+  /** REGULATION=br, in the transaction that writes a new top-up: 422 on `amount` past a deposit limit. */
+  async assertDepositFits(tx: Db, userId: number, amount: bigint): Promise<void> {
+    if (!this.regulated) return;
+    const refusal = await depositRefusal(tx, userId, amount, this.#clock.now());
+    if (refusal !== undefined) throw refusalError(refusal, 'top-up');
+  }
+}
+
+/** The PUT's fields (others are ignored): money in units ≥ 0.01, session_minutes 1–1440, or null. */
+function parseLimits(body: Record<string, unknown>): Map<LimitField, bigint | null> {
+  const check = new FieldCheck();
+  const wanted = new Map<LimitField, bigint | null>();
+  for (const field of LIMIT_FIELDS) {
+    if (!(field in body)) continue;
+    const raw = body[field];
+    if (raw === null) {
+      wanted.set(field, null);
+    } else if (field === 'session_minutes') {
+      if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > SESSION_MINUTES_MAX) {
+        check.add(field, `The session minutes field must be an integer between 1 and ${SESSION_MINUTES_MAX}.`);
+      } else {
+        wanted.set(field, BigInt(raw));
+      }
+    } else {
+      wanted.set(field, check.money(field, raw, { min: 1n }));
+    }
+  }
+  check.throwIfFailed();
+  return wanted;
+}
