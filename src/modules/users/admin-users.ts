@@ -135,6 +135,9 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
         // Identities are records kept under REGULATION=br (docs/regulation.md); a reviewer's decisions name them.
         user_identities: 'has an identity on record or decided one',
         user_identity_history: 'has identity history',
+        // Responsible-gambling records (docs/regulation.md): limits and exclusions are kept as history.
+        user_limits: 'has responsible-gambling limits',
+        self_exclusions: 'has self-excluded',
       },
       disable: true,
     },
