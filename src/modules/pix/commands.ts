@@ -51,8 +51,15 @@ function commandLogger(output: Output): Logger {
   );
 }
 
+/**
+ * A command's calls to the PSP may take longer than a player's (the service's 4 s): an operator
+ * at a terminal waits, and registering a webhook makes some PSPs (Efí) call the URL first.
+ */
+const COMMAND_TIMEOUT_MS = 30_000;
+
 function methodsOf(env: PixCommandEnv, output: Output): PixMethods {
   return new PixMethods(env.database.db, new Keyring(env.config.appKey), {
+    timeoutMs: COMMAND_TIMEOUT_MS,
     onUnusable: (method, problems) =>
       output.err(`Payment method ${method.code}: its configuration no longer works: ${JSON.stringify(problems)}`),
   });
