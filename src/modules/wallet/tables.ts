@@ -1,4 +1,4 @@
-import { foreignKey, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { date, foreignKey, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../platform/db/columns.ts';
 import { users } from '../users/tables.ts';
 import type { LedgerType } from './ledger.ts';
@@ -14,6 +14,17 @@ export const balances = pgTable(
     amount: cents('amount').notNull().default(0n),
     /** The sum of the balance's `bet` lines, kept by ledger_apply: the withdrawal `total_bet` limit reads it. */
     betTurnover: cents('bet_turnover').notNull().default(0n),
+    /**
+     * The net loss (stakes − wins − refunds) of the São Paulo day, week and month each date names,
+     * kept by ledger_apply: the loss limits of REGULATION=br read it with this row locked
+     * (migrations/20261129090000_responsible_gambling.sql).
+     */
+    lossDay: date('loss_day', { mode: 'string' }),
+    lossDayNet: cents('loss_day_net').notNull().default(0n),
+    lossWeek: date('loss_week', { mode: 'string' }),
+    lossWeekNet: cents('loss_week_net').notNull().default(0n),
+    lossMonth: date('loss_month', { mode: 'string' }),
+    lossMonthNet: cents('loss_month_net').notNull().default(0n),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
