@@ -76,8 +76,8 @@ export async function pixWorld(
   return { sim, admin, methodId, code, webhookToken };
 }
 
-/** Posts a notification body where the PSP would: the registered URL with `/pix` appended. */
-export async function deliver(t: TestApp, sim: PspSimulator, body: unknown, url = sim.notificationUrl()): Promise<Response> {
+/** Posts a PSP notification to `url` (an APP_URL address) through the app, as the PSP's call would arrive. */
+export async function postNotification(t: TestApp, url: string, body: unknown): Promise<Response> {
   const target = new URL(url);
   const res = await t.app.inject({
     method: 'POST',
@@ -92,6 +92,11 @@ export async function deliver(t: TestApp, sim: PspSimulator, body: unknown, url 
     json = undefined;
   }
   return { status: res.statusCode, headers: res.headers, text: res.body, json, cookies: [] };
+}
+
+/** Posts a notification body where the PSP would: the registered URL with `/pix` appended. */
+export function deliver(t: TestApp, sim: PspSimulator, body: unknown, url = sim.notificationUrl()): Promise<Response> {
+  return postNotification(t, url, body);
 }
 
 /** The PSP notifies these payments. */

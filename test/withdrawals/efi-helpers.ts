@@ -2,7 +2,8 @@
 // PIX send installed, an `efi` payment method configured against it through the admin API, and
 // that method chosen to pay withdrawals out.
 import assert from 'node:assert/strict';
-import type { Client, Response, TestApp } from '../helpers/app.ts';
+import type { Client, TestApp } from '../helpers/app.ts';
+import { postNotification } from '../pix/helpers.ts';
 import { testPki, type TestPki } from '../pix/pki.ts';
 import { EfiPixSend } from '../pix/simulator/efi-send.ts';
 import { PspSimulator } from '../pix/simulator/psp.ts';
@@ -66,22 +67,7 @@ export async function efiAccount(
 }
 
 /** Posts a PSP notification to `url` (an APP_URL address) through the app, as the PSP's call would arrive. */
-export async function deliver(t: TestApp, url: string, body: unknown): Promise<Response> {
-  const target = new URL(url);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `${target.pathname}${target.search}`,
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(res.body);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.statusCode, headers: res.headers, text: res.body, json, cookies: [] };
-}
+export const deliver = postNotification;
 
 /** The simulator checked every request and answer against the specs it follows: nothing drifted. */
 export async function closeAccount(account: EfiAccount): Promise<void> {
