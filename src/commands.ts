@@ -128,6 +128,7 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
           storage: new LocalDiskStorage(config.dataDir),
           hasher: new PasswordHasher(),
           currency: config.defaultCurrency,
+          regulation: config.regulation,
         },
         { password: values.password },
       );
@@ -165,7 +166,7 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
     try {
       const report = await migrated(open, async (env) => {
         const synced = await syncCatalogue(
-          { db: env.database.db, keys: new Keyring(env.config.appKey), adapters: builtInAdapters() },
+          { db: env.database.db, keys: new Keyring(env.config.appKey), adapters: builtInAdapters(), regulation: env.config.regulation },
           code,
         );
         // Servers drop their cached catalogue now, as after an admin's change.

@@ -21,7 +21,7 @@ async function moneyRoutes(t: TestApp, clock: ManualClock, identity: Record<stri
   const admin = (await t.withRole('super-admin')).client;
   // Codes of their own: test/games/helpers.ts numbers its providers and games `prov-<pid>-<n>` too.
   const code = `gate-${process.pid}-${++providers}`;
-  const game = await adminGame(admin, (await adminProvider(admin, { code })).id, { slug: code });
+  const game = await adminGame(admin, (await adminProvider(admin, { code })).id, { slug: code, rtp: 96 });
   const draw = await insertGame(t.db, { type: 'dice3' });
   await t.app.drawScheduler.tick(clock.now());
   const withdrawal = { payee_name: identity.full_name, account_type: 'CPF', payee_account: identity.cpf, amount: 20 };

@@ -247,7 +247,7 @@ describe('REGULATION=br: the session time', () => {
     // A money launch from that session carries its end into the game session.
     const admin = (await t.withRole('super-admin')).client;
     const code = `rg-${process.pid}-session`;
-    const game = await adminGame(admin, (await adminProvider(admin, { code })).id, { slug: code });
+    const game = await adminGame(admin, (await adminProvider(admin, { code })).id, { slug: code, rtp: 96 });
     assert.equal((await client.get(`/api/provider-games/${game.id}/launch`)).status, 200);
     const launched = await one<{ ends_at: string | Date }>(
       t.db,

@@ -8,7 +8,11 @@ import { codeSchema, describeCodes, slugSchema, SortField } from '../../platform
 import { timestamps } from '../../platform/http/record.ts';
 import { equals } from '../../platform/pagination/list.ts';
 import { GAME_STATUS, games } from '../games/tables.ts';
-import { checkGameSettings } from './settings.ts';
+import type { Regulation } from '../../config.ts';
+import { columnPresenter } from '../../platform/http/record.ts';
+import type { RowOf } from '../../platform/pagination/list.ts';
+import { rtpApplies } from '../../platform/rtp.ts';
+import { checkGameSettings, derivedRtp, RTP_DESCRIPTION, rtpRefusals } from './settings.ts';
 
 const Status = codeSchema(GAME_STATUS);
 const TYPE = '^[a-z0-9]+(-[a-z0-9]+)*$';
@@ -40,8 +44,19 @@ const AdminGameRecord = Type.Object({
   status: Type.Integer({ description: `${describeCodes(GAME_STATUS)}.` }),
   sort: Type.Integer(),
   settings: Type.Record(Type.String(), Type.Unknown(), { description: 'Settings of its type.' }),
+  rtp: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: RTP_DESCRIPTION })),
   ...timestamps,
 });
+
+const GameColumns = Type.Omit(AdminGameRecord, ['rtp']);
+const gameColumns = getTableColumns(games);
+
+/** The columns as they are, and under REGULATION=br the RTP its odds give (`none` keeps the seed's record exactly). */
+function adminGamePresenter(regulation: Regulation) {
+  const columns = columnPresenter(GameColumns, gameColumns);
+  if (!rtpApplies(regulation)) return columns;
+  return (row: RowOf<typeof gameColumns>) => ({ ...columns(row), rtp: derivedRtp(row.type, row.settings) });
+}
 
 /**
  * CRUD /api/admin/games: the in-house games, which are draw games. They live with the draws
@@ -49,35 +64,44 @@ const AdminGameRecord = Type.Object({
  * stored in full for that type (docs/draws.md). A change of either is checked against the
  * other as the record will be.
  */
-const gamesResource = defineResource({
-  path: '/api/admin/games',
-  param: 'game',
-  permission: 'games',
-  tag: 'Admin: games',
-  table: games,
-  select: getTableColumns(games),
-  record: AdminGameRecord,
-  createBody: GameBody,
-  sort: games.sort,
-  filters: {
-    status: equals(games.status, Status),
-    type: equals(games.type, Type.String({ maxLength: 64 })),
-  },
-  search: [games.name, games.code],
-  unique: [{ field: 'code', column: games.code }],
-  inUse: { record: 'game', keptBy: { draws: 'has draws', draw_bets: 'has bets' }, disable: true },
-  values: async (body, w) => {
-    const typeCode = body.type ?? w.existing?.type;
-    let settings: Record<string, unknown> | undefined;
-    if (body.type !== undefined || body.settings !== undefined) {
-      const check = checkGameSettings(typeCode ?? '', body.settings ?? w.existing?.settings);
-      if (!check.ok) throw new ValidationError(check.errors);
-      settings = check.json;
-    }
-    return { name: body.name, code: body.code, type: body.type, status: body.status, sort: body.sort, settings };
-  },
-});
+const gamesResource = (regulation: Regulation) =>
+  defineResource({
+    path: '/api/admin/games',
+    param: 'game',
+    permission: 'games',
+    tag: 'Admin: games',
+    table: games,
+    select: gameColumns,
+    record: AdminGameRecord,
+    present: adminGamePresenter(regulation),
+    createBody: GameBody,
+    sort: games.sort,
+    filters: {
+      status: equals(games.status, Status),
+      type: equals(games.type, Type.String({ maxLength: 64 })),
+    },
+    search: [games.name, games.code],
+    unique: [{ field: 'code', column: games.code }],
+    inUse: { record: 'game', keptBy: { draws: 'has draws', draw_bets: 'has bets' }, disable: true },
+    values: async (body, w) => {
+      const typeCode = body.type ?? w.existing?.type;
+      let settings: Record<string, unknown> | undefined;
+      const changed = body.type !== undefined || body.settings !== undefined;
+      const status = body.status ?? w.existing?.status ?? GAME_STATUS.enabled;
+      if (changed || (rtpApplies(regulation) && status === GAME_STATUS.enabled)) {
+        // The game as it will be; under REGULATION=br an enabled one returns at least 85 % on every selection.
+        const check = checkGameSettings(typeCode ?? '', body.settings ?? w.existing?.settings);
+        if (!check.ok) throw new ValidationError(check.errors);
+        if (rtpApplies(regulation) && status === GAME_STATUS.enabled) {
+          const refusals = rtpRefusals(check.type, check.settings);
+          if (Object.keys(refusals).length > 0) throw new ValidationError(refusals);
+        }
+        if (changed) settings = check.json;
+      }
+      return { name: body.name, code: body.code, type: body.type, status: body.status, sort: body.sort, settings };
+    },
+  });
 
 export function registerGameAdminRoutes(app: App, ctx: AppContext): void {
-  registerResource(app, ctx, gamesResource);
+  registerResource(app, ctx, gamesResource(ctx.config.regulation));
 }

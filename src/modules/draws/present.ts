@@ -3,7 +3,9 @@ import { timestamps } from '../../platform/http/record.ts';
 import { toUnits } from '../../platform/money.ts';
 import type { Game } from '../games/tables.ts';
 import type { AdminDrawRow, BetRow, DrawRow, RefundRow, SettlementRow } from './repository.ts';
-import type { DrawSettings, EffectiveSelection } from './settings.ts';
+import type { Regulation } from '../../config.ts';
+import { rtpApplies } from '../../platform/rtp.ts';
+import { derivedRtp, RTP_DESCRIPTION, type DrawSettings, type EffectiveSelection } from './settings.ts';
 import { BET_STATUS, BET_STATUSES, DRAW_STATUSES } from './tables.ts';
 import { oddsUnits } from './types/game-type.ts';
 
@@ -205,6 +207,7 @@ const gameFields = {
   type: Type.String({ description: 'The draw game type: dice3 or double.' }),
   status: Type.Integer({ description: '1 enabled, 2 maintenance (no bets; draws go on).' }),
   sort: Type.Integer(),
+  rtp: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: RTP_DESCRIPTION })),
   ...timestamps,
 };
 
@@ -229,7 +232,8 @@ export const GameDetailRecord = Type.Object({
   last_draw: Nullable(DrawRecord),
 });
 
-export function presentGame(game: Game) {
+/** A game in the player's list; under REGULATION=br with its RTP (`none` keeps the seed's record exactly). */
+export function presentGame(game: Game, regulation: Regulation) {
   return {
     id: game.id,
     name: game.name,
@@ -237,6 +241,7 @@ export function presentGame(game: Game) {
     type: game.type,
     status: game.status,
     sort: game.sort,
+    ...(rtpApplies(regulation) ? { rtp: derivedRtp(game.type, game.settings) } : {}),
     created_at: game.createdAt.toISOString(),
     updated_at: game.updatedAt.toISOString(),
   };
@@ -251,9 +256,9 @@ export interface GameView {
   now: Date;
 }
 
-export function presentGameDetail(view: GameView) {
+export function presentGameDetail(view: GameView, regulation: Regulation) {
   return {
-    ...presentGame(view.game),
+    ...presentGame(view.game, regulation),
     interval_s: view.settings.intervalS,
     close_before_s: view.settings.closeBeforeS,
     min_bet: toUnits(view.settings.minBet),

@@ -73,7 +73,7 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
     },
     scope: { where: gamesScope },
     record: GameRecord,
-    present: presentGame,
+    present: (game) => presentGame(game, ctx.config.regulation),
   });
 
   app.get(
@@ -87,7 +87,7 @@ export function registerDrawRoutes(app: App, ctx: AppContext, service: DrawServi
         response: { 200: Type.Object({ data: GameDetailRecord }), ...errorResponses },
       },
     },
-    async (request) => ({ data: presentGameDetail(await service.view(request.params.game)) }),
+    async (request) => ({ data: presentGameDetail(await service.view(request.params.game), ctx.config.regulation) }),
   );
 
   app.get(

@@ -1,6 +1,7 @@
 import type { FieldErrors } from '../../platform/errors.ts';
 import { formatUnits, moneyProblem, toUnits } from '../../platform/money.ts';
-import { maxOdds, oddsUnits, type GameType, type Odds } from './types/game-type.ts';
+import { MIN_RTP_BP, rtpUnits } from '../../platform/rtp.ts';
+import { maxOdds, oddsUnits, winCounts, type GameType, type Odds } from './types/game-type.ts';
 import { GAME_TYPES, gameType } from './types/registry.ts';
 
 /**
@@ -149,4 +150,49 @@ export function effectiveSelections(type: GameType, settings: DrawSettings): Eff
     name: selection.name,
     odds: settings.odds[selection.code] ?? selection.odds,
   }));
+}
+
+/**
+ * What a selection returns at `odds`, in basis points, truncated: odds × P(win) = odds × wins /
+ * outcomes (docs/draws.md). Truncated, so a return shown as 85.00 is never below 85 %.
+ */
+export function selectionReturnBp(type: GameType, code: string, odds: Odds): number {
+  const wins = winCounts(type).get(code) ?? 0;
+  return Math.floor((odds * wins * 100) / type.outcomes);
+}
+
+/** A game's RTP (docs/regulation.md, "RTP"): the lowest return among the selections it offers at its odds. */
+export function gameRtpBp(type: GameType, settings: DrawSettings): number {
+  return Math.min(...effectiveSelections(type, settings).map((selection) => selectionReturnBp(type, selection.code, selection.odds)));
+}
+
+/**
+ * Under REGULATION=br an enabled game's every selection returns at least MIN_RTP_BP: the
+ * refusals keyed `settings.odds.<selection>` (default odds included), with the lowest odds that
+ * would do.
+ */
+export function rtpRefusals(type: GameType, settings: DrawSettings): FieldErrors {
+  const errors: FieldErrors = {};
+  const wins = winCounts(type);
+  for (const selection of effectiveSelections(type, settings)) {
+    const returned = selectionReturnBp(type, selection.code, selection.odds);
+    if (returned >= MIN_RTP_BP) continue;
+    const lowest = Math.ceil((MIN_RTP_BP * type.outcomes) / (100 * (wins.get(selection.code) ?? 1)));
+    errors[`settings.odds.${selection.code}`] = [
+      `The odds of ${selection.code} return ${formatRtp(returned)} %: an enabled game must return at least ` +
+        `${formatRtp(MIN_RTP_BP)} % on every selection, so its odds must be at least ${formatUnits(BigInt(lowest))}.`,
+    ];
+  }
+  return errors;
+}
+
+const formatRtp = (bp: number): string => (bp / 100).toFixed(2);
+
+export const RTP_DESCRIPTION =
+  'REGULATION=br only: the return to player in percent (2 decimals, truncated), the lowest return among its selections at its odds; null when its stored settings do not pass.';
+
+/** A stored game's RTP in percent as records show it, or null when its settings do not pass (such a game is not played). */
+export function derivedRtp(typeCode: string, stored: unknown): number | null {
+  const check = checkGameSettings(typeCode, stored);
+  return check.ok ? rtpUnits(gameRtpBp(check.type, check.settings)) : null;
 }

@@ -59,6 +59,8 @@ export const providerGames = pgTable(
     status: smallint('status').notNull().default(CATALOGUE_STATUS.enabled),
     /** Set when `games:sync` disabled the game because its provider stopped listing it (20261128300000). */
     delistedAt: instant('delisted_at'),
+    /** Its certificate's return to player in basis points, the operator's (migrations/20261129100000_provider_game_rtp.sql, src/platform/rtp.ts). */
+    rtpBp: integer('rtp_bp'),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

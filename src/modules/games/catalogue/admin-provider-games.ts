@@ -5,9 +5,11 @@ import type { AppContext } from '../../../platform/context.ts';
 import { ValidationError } from '../../../platform/errors.ts';
 import { codeSchema, slugSchema, SortField } from '../../../platform/http/fields.ts';
 import { equals, IdFilter, MAX_ID } from '../../../platform/pagination/list.ts';
+import { rateProblem } from '../../../platform/money.ts';
 import { isUploadPath, type Storage } from '../../../platform/storage/storage.ts';
 import { CATALOGUE_TOPIC } from './catalogue.ts';
 import { Flag, ProviderGameRecord, providerGamePresenter, providerGameFields } from './records.ts';
+import { providerRtpRefusal, rtpApplies } from '../../../platform/rtp.ts';
 import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
 
 const ProviderGameBody = Type.Object({
@@ -29,9 +31,24 @@ const ProviderGameBody = Type.Object({
   sort: Type.Optional(SortField),
   popular: Type.Optional({ ...Flag, description: 'Default 0.' }),
   status: Type.Optional(codeSchema(CATALOGUE_STATUS, { description: 'Created enabled unless given' })),
+  rtp: Type.Optional(
+    Type.Union([Type.Number(), Type.Null()], {
+      'x-message': 'The :attribute field must be a number.',
+      description:
+        'The return to player in percent (0–100, 2 decimals) from its certificate, or null. Under REGULATION=br an enabled game needs at least 85.',
+    }),
+  ),
 });
 
 const THUMBNAIL_INVALID = 'The selected thumbnail is invalid.';
+
+/** A percent with at most two decimals as basis points, or null; 422 on `rtp` otherwise. */
+function parseRtp(value: number | null): number | null {
+  if (value === null) return null;
+  const outcome = rateProblem('rtp', value);
+  if (typeof outcome === 'string') throw ValidationError.field('rtp', outcome);
+  return Number(outcome.bp);
+}
 
 /** CRUD /api/admin/provider-games (docs/api.md sections 5 and 8). */
 export function providerGamesResource(ctx: AppContext, storage: Storage) {
@@ -43,7 +60,7 @@ export function providerGamesResource(ctx: AppContext, storage: Storage) {
     table: providerGames,
     select: providerGameFields,
     record: ProviderGameRecord,
-    present: providerGamePresenter(ctx.config.appUrl),
+    present: providerGamePresenter(ctx.config.appUrl, ctx.config.regulation),
     createBody: ProviderGameBody,
     sort: providerGames.sort,
     filters: {
@@ -65,8 +82,15 @@ export function providerGamesResource(ctx: AppContext, storage: Storage) {
       }
       return body;
     },
-    values: async (body, { tx }) => {
+    values: async (body, { tx, existing }) => {
       if (body.provider_id !== undefined) await mustExist(tx, providers, body.provider_id, 'provider_id');
+      const rtpBp = body.rtp === undefined ? undefined : parseRtp(body.rtp);
+      if (rtpApplies(ctx.config.regulation)) {
+        // The game as it will be: an enabled one needs its certificate's RTP, at least 85.
+        const status = body.status ?? existing?.status ?? CATALOGUE_STATUS.enabled;
+        const refusal = providerRtpRefusal(rtpBp === undefined ? (existing?.rtpBp ?? null) : rtpBp);
+        if (status === CATALOGUE_STATUS.enabled && refusal !== undefined) throw ValidationError.field('rtp', refusal);
+      }
       return {
         providerId: body.provider_id,
         name: body.name,
@@ -78,6 +102,7 @@ export function providerGamesResource(ctx: AppContext, storage: Storage) {
         sort: body.sort,
         popular: body.popular,
         status: body.status,
+        rtpBp,
       };
     },
     afterCommit: async () => ctx.invalidation.publish(CATALOGUE_TOPIC),

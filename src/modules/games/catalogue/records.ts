@@ -5,6 +5,8 @@ import { describeCodes, SLUG } from '../../../platform/http/fields.ts';
 import { columnPresenter, timestamps } from '../../../platform/http/record.ts';
 import type { RowOf } from '../../../platform/pagination/list.ts';
 import { publicUrl } from '../../../platform/storage/storage.ts';
+import type { Regulation } from '../../../config.ts';
+import { rtpApplies, rtpUnits } from '../../../platform/rtp.ts';
 import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
 
 const SLUG_PATTERN = new RegExp(SLUG);
@@ -102,13 +104,29 @@ export const ProviderGameRecord = Type.Object({
   sort: Type.Integer(),
   popular: Type.Integer({ description: '0 or 1.' }),
   status: Status,
+  rtp: Type.Optional(
+    Type.Union([Type.Number(), Type.Null()], {
+      description: 'REGULATION=br only: the return to player in percent (2 decimals), from its certificate; null when not stated.',
+    }),
+  ),
   ...timestamps,
 });
 
-const ProviderGameColumns = Type.Omit(ProviderGameRecord, ['thumbnail_url']);
+const ProviderGameColumns = Type.Omit(ProviderGameRecord, ['rtp', 'thumbnail_url']);
 
-/** The columns as they are, plus the thumbnail's address through the storage's public URL. */
-export function providerGamePresenter(appUrl: string): (row: RowOf<typeof providerGameFields>) => Static<typeof ProviderGameRecord> {
+/**
+ * The columns as they are, plus the thumbnail's address through the storage's public URL, and
+ * under REGULATION=br the RTP (`none` keeps the seed's record exactly).
+ */
+export function providerGamePresenter(
+  appUrl: string,
+  regulation: Regulation,
+): (row: RowOf<typeof providerGameFields>) => Static<typeof ProviderGameRecord> {
   const columns = columnPresenter(ProviderGameColumns, providerGameFields);
-  return (row) => ({ ...columns(row), thumbnail_url: row.thumbnail === null ? null : publicUrl(appUrl, row.thumbnail) });
+  const shown = (row: RowOf<typeof providerGameFields>) => ({
+    ...columns(row),
+    thumbnail_url: row.thumbnail === null ? null : publicUrl(appUrl, row.thumbnail),
+  });
+  if (!rtpApplies(regulation)) return shown;
+  return (row) => ({ ...shown(row), rtp: row.rtpBp === null ? null : rtpUnits(row.rtpBp) });
 }

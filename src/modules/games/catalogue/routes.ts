@@ -26,7 +26,7 @@ export function registerCatalogueRoutes(
   deps: { catalogue: Catalogue; adapters: GameAdapters; storage: Storage },
 ): void {
   const { catalogue } = deps;
-  const presentGame = providerGamePresenter(ctx.config.appUrl);
+  const presentGame = providerGamePresenter(ctx.config.appUrl, ctx.config.regulation);
   const presentProvider = columnPresenter(ProviderRecord, customerProviderFields);
 
   app.get(

@@ -3,6 +3,8 @@ import type { Keyring } from '../../../platform/crypto.ts';
 import { transaction, type Db } from '../../../platform/db/client.ts';
 import type { GameAdapters, ListedGame } from '../adapters/adapter.ts';
 import { openConfig } from '../adapters/config.ts';
+import type { Regulation } from '../../../config.ts';
+import { providerRtpRefusal, rtpApplies } from '../../../platform/rtp.ts';
 import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
 
 /**
@@ -18,6 +20,10 @@ import { CATALOGUE_STATUS, providerGames, providers } from '../tables.ts';
  *   such a game is enabled again when it comes back, so a game an operator disabled stays so;
  * - nothing else of a game is touched (slug, sort, popular, thumbnail: the operator's), and a
  *   second run with the same list changes nothing.
+ *
+ * Under REGULATION=br a new game is created disabled and a delisted one comes back enabled only
+ * when it has an RTP of at least 85: the provider's list states no RTP, the certificate does,
+ * and the operator sets it (`rtp` of the admin provider games) before enabling the game.
  *
  * Two runs for one provider at once take turns (PostgreSQL advisory lock). Thumbnails are not
  * imported: `thumbnail` is an upload of ours, and the provider's images are its own URLs.
@@ -45,6 +51,8 @@ export interface SyncDependencies {
   db: Db;
   keys: Keyring;
   adapters: GameAdapters;
+  /** Under `br` a game is enabled only with its certificate's RTP (src/platform/rtp.ts); default `none`. */
+  regulation?: Regulation;
 }
 
 /** `value` as a slug: lower-case letters and digits in runs joined by single hyphens. */
@@ -94,6 +102,7 @@ export async function syncCatalogue(
   for (const game of listed) if (!offered.has(game.code)) offered.set(game.code, game);
   for (const [code, game] of offered) if (!game.enabled) offered.delete(code);
 
+  const regulated = rtpApplies(deps.regulation ?? 'none');
   return transaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('croupier:games:sync'), ${provider.id}::int)`);
     const existing = await tx
@@ -103,6 +112,7 @@ export async function syncCatalogue(
         name: providerGames.name,
         status: providerGames.status,
         delistedAt: providerGames.delistedAt,
+        rtpBp: providerGames.rtpBp,
       })
       .from(providerGames)
       .where(eq(providerGames.providerId, provider.id));
@@ -124,7 +134,10 @@ export async function syncCatalogue(
         if (game.status === CATALOGUE_STATUS.enabled) Object.assign(set, { status: CATALOGUE_STATUS.disabled, delistedAt: sql`now()` });
       } else {
         if (listedNow.name !== game.name) set.name = listedNow.name;
-        if (game.delistedAt !== null) Object.assign(set, { status: CATALOGUE_STATUS.enabled, delistedAt: null });
+        if (game.delistedAt !== null) {
+          const enable = !regulated || providerRtpRefusal(game.rtpBp) === undefined;
+          Object.assign(set, enable ? { status: CATALOGUE_STATUS.enabled, delistedAt: null } : { delistedAt: null });
+        }
       }
       if (Object.keys(set).length === 0) {
         if (listedNow !== undefined) report.unchanged++;
@@ -147,6 +160,7 @@ export async function syncCatalogue(
         name: game.name,
         code: game.code,
         slug: freeSlug(provider.code, game.code, taken),
+        ...(regulated ? { status: CATALOGUE_STATUS.disabled } : {}),
       }));
       for (let at = 0; at < rows.length; at += INSERT_BATCH) await tx.insert(providerGames).values(rows.slice(at, at + INSERT_BATCH));
       report.created = rows.length;

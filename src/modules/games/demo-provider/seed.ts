@@ -1,4 +1,5 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Regulation } from '../../../config.ts';
 import type { PasswordHasher } from '../../../platform/auth/passwords.ts';
 import { randomAlphanumeric, type Keyring } from '../../../platform/crypto.ts';
 import { transaction, type Db } from '../../../platform/db/client.ts';
@@ -6,6 +7,7 @@ import { newUploadKey, type Storage } from '../../../platform/storage/storage.ts
 import { assignRole } from '../../access/repository.ts';
 import { findUserByEmail, insertUser } from '../../users/repository.ts';
 import { applyLedgerOperation } from '../../wallet/ledger.ts';
+import { RTP } from './paytable.ts';
 import { demoThumbnail, type Rgb } from './png.ts';
 import { games, providerGames, providers } from '../tables.ts';
 
@@ -66,6 +68,29 @@ const IN_HOUSE_GAMES = [
   { code: 'double', name: 'Double', type: 'double', sort: 2 },
 ];
 
+/** The demo slot's exact return (paytable.ts), in basis points: 96.00 %. Every demo game plays it. */
+const DEMO_RTP_BP = Number((RTP.paid * 10_000n) / RTP.staked);
+
+/**
+ * Under REGULATION=br every selection of an enabled game returns at least 85 % (src/platform/rtp.ts):
+ * dice3's default odds for sums 4, 6, 9 (and 17, 15, 12) and the single triples return less
+ * (docs/draws.md), so the seed raises them, keeping each below break-even; the game's RTP is then
+ * 85.64. double's defaults (93.33 %) comply. `none` keeps the defaults.
+ */
+const BR_SETTINGS: Record<string, Record<string, unknown>> = {
+  dice3: {
+    odds: {
+      sum_4: 62,
+      sum_17: 62,
+      sum_6: 18.5,
+      sum_15: 18.5,
+      sum_9: 7.5,
+      sum_12: 7.5,
+      ...Object.fromEntries([1, 2, 3, 4, 5, 6].map((face) => [`triple_${face}`, 185])),
+    },
+  },
+};
+
 export interface SeedReport {
   providerCreated: boolean;
   providerGamesCreated: number;
@@ -80,6 +105,7 @@ export interface SeedDependencies {
   storage: Storage;
   hasher: PasswordHasher;
   currency: string;
+  regulation: Regulation;
 }
 
 /**
@@ -131,16 +157,44 @@ export async function seedDemo(deps: SeedDependencies, options: { password?: str
       if (thumbnail === undefined) continue;
       const inserted = await tx
         .insert(providerGames)
-        .values({ providerId, name: game.name, slug: game.slug, code: game.code, thumbnail, popular: game.popular, sort: game.sort })
+        .values({
+          providerId,
+          name: game.name,
+          slug: game.slug,
+          code: game.code,
+          thumbnail,
+          popular: game.popular,
+          sort: game.sort,
+          rtpBp: DEMO_RTP_BP,
+        })
         .onConflictDoNothing({ target: providerGames.slug })
         .returning({ slug: providerGames.slug });
       if (inserted.length > 0) insertedSlugs.add(game.slug);
     }
+    // Demo games seeded before the RTP existed get it; an operator's own value is left alone.
+    await tx
+      .update(providerGames)
+      .set({ rtpBp: DEMO_RTP_BP })
+      .where(
+        and(
+          eq(providerGames.providerId, providerId),
+          inArray(
+            providerGames.slug,
+            PROVIDER_GAMES.map((game) => game.slug),
+          ),
+          isNull(providerGames.rtpBp),
+        ),
+      );
 
     const gamesCreated = (
       await tx
         .insert(games)
-        .values(IN_HOUSE_GAMES.map((game) => ({ ...game, settings: {} })))
+        .values(
+          IN_HOUSE_GAMES.map((game) => ({
+            ...game,
+            settings: deps.regulation === 'br' ? (BR_SETTINGS[game.type] ?? {}) : {},
+          })),
+        )
         .onConflictDoNothing({ target: games.code })
         .returning({ id: games.id })
     ).length;
