@@ -127,3 +127,17 @@ export async function ledgerReport(database: { databaseUrl?: string; dataDir: st
     await verifier.close();
   }
 }
+
+/**
+ * The ratio B/A of two configurations measured in rounds that swap their order each round (A
+ * then B, B then A, …). On this machine the run that comes second in a round is slower, whatever
+ * it runs: an A/A run of bench/provider-bets.ts (both servers REGULATION=none) gave round ratios
+ * of 97.6, 118.3, 91.4 and 105.0 % (docs/benchmarks.md). The median of single rounds then leans
+ * whichever way the odd round went; a pair of rounds with both orders cancels the order, so the
+ * figure is the median over pairs of each pair's geometric mean (an unpaired last round is left out).
+ */
+export function pairedRatio(roundRatios: number[]): number {
+  const pairs: number[] = [];
+  for (let i = 0; i + 1 < roundRatios.length; i += 2) pairs.push(Math.sqrt(roundRatios[i]! * roundRatios[i + 1]!));
+  return median(pairs.length > 0 ? pairs : roundRatios);
+}
