@@ -35,6 +35,8 @@ const REACHABLE: Record<WalletAction, WalletStatus[]> = {
 const snake = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 const payload = '{}';
+/** No request id: the demo protocol's calls keep no answer (provider_request_keep). */
+const memo = { requestId: null, bodyHash: '' };
 
 /** The wallet functions as the service calls them; each answer is checked and counted by function. */
 function walletOf(t: TestApp, regulation: Regulation = 'none', answered = new Map<WalletAction, Set<WalletStatus>>()) {
@@ -55,7 +57,13 @@ function walletOf(t: TestApp, regulation: Regulation = 'none', answered = new Ma
       await expect(
         'balance',
         expected,
-        statements.balance.execute({ providerId: provider.id, tokenHash: sha256(token), sessionHash: sha256(session), userId: null }),
+        statements.balance.execute({
+          providerId: provider.id,
+          tokenHash: sha256(token),
+          sessionHash: sha256(session),
+          userId: null,
+          ...memo,
+        }),
       );
       return session;
     },
@@ -70,6 +78,7 @@ function walletOf(t: TestApp, regulation: Regulation = 'none', answered = new Ma
           payload,
           roundClosed: false,
           userId: null,
+          ...memo,
           ...bet,
         }),
       ),
@@ -77,12 +86,16 @@ function walletOf(t: TestApp, regulation: Regulation = 'none', answered = new Ma
       expect(
         'win',
         expected,
-        statements.win.execute({ providerId: provider.id, currency: 'BRL', roundClosed: false, payload, userId: null, ...win }),
+        statements.win.execute({ providerId: provider.id, currency: 'BRL', roundClosed: false, payload, userId: null, ...memo, ...win }),
       ),
     refund: (expected: WalletStatus, provider: TestProvider, refund: { transactionId: string; betTransactionId: string }) =>
-      expect('refund', expected, statements.refund.execute({ providerId: provider.id, payload, userId: null, rollback: false, ...refund })),
+      expect(
+        'refund',
+        expected,
+        statements.refund.execute({ providerId: provider.id, payload, userId: null, rollback: false, ...memo, ...refund }),
+      ),
     player: (expected: WalletStatus, provider: TestProvider, userId: number) =>
-      expect('player', expected, statements.player.execute({ providerId: provider.id, userId })),
+      expect('player', expected, statements.player.execute({ providerId: provider.id, userId, ...memo })),
   };
 }
 

@@ -14,6 +14,7 @@ import {
   type GameProviderAdapter,
   type WalletAction,
   type WalletAnswer,
+  type WalletStatus,
   type WalletCall,
 } from '../adapters/adapter.ts';
 import { openConfig } from '../adapters/config.ts';
@@ -67,13 +68,42 @@ function isWalletAction(action: string): action is (typeof WALLET_ACTIONS)[numbe
   return (WALLET_ACTIONS as readonly string[]).includes(action);
 }
 
-function answerOf(row: WalletAnswerRow, session: string | null): WalletAnswer {
+/** A wallet statement's row: the answer, and whether this call kept it under its request id. */
+function answerOf(row: WalletAnswerRow & { requestKept: boolean }, session: string | null): Applied {
   return {
-    status: row.outcome,
-    balance: row.balance,
-    currency: row.currency,
-    transactionId: row.transactionRef,
-    session: row.sessionIssued ? session : null,
+    answer: {
+      status: row.outcome,
+      balance: row.balance,
+      currency: row.currency,
+      transactionId: row.transactionRef,
+      session: row.sessionIssued ? session : null,
+    },
+    kept: row.requestKept,
+  };
+}
+
+interface Applied {
+  answer: WalletAnswer;
+  kept: boolean;
+}
+
+/**
+ * An answer provider_request_keep kept (db/functions): what the wallet answered, never a
+ * session token (a protocol with request ids carries its launch token, and none is issued).
+ */
+function keptAnswer(text: string): WalletAnswer {
+  const kept = JSON.parse(text) as {
+    status: WalletStatus;
+    balance: string | null;
+    currency: string | null;
+    transaction_ref: string | null;
+  };
+  return {
+    status: kept.status,
+    balance: kept.balance === null ? null : BigInt(kept.balance),
+    currency: kept.currency,
+    transactionId: kept.transaction_ref,
+    session: null,
   };
 }
 
@@ -152,10 +182,8 @@ export class ProviderCallbacks {
 
     const requestId = adapter.requestId?.(body);
     const bodyHash = requestId === undefined ? '' : sha256(canonicalJson(body));
-    if (requestId !== undefined) {
-      const [first] = await this.#memo.find.execute({ providerId: provider.id, requestId });
-      if (first !== undefined) return this.#firstAnswer(adapter, known, action, first, bodyHash, body, log);
-    }
+    const first = requestId === undefined ? undefined : (await this.#memo.find.execute({ providerId: provider.id, requestId }))[0];
+    if (first !== undefined && first.bodyHash !== bodyHash) return this.#reused(adapter, known, action, body, log);
 
     let call: WalletCall;
     try {
@@ -164,16 +192,18 @@ export class ProviderCallbacks {
       if (!(error instanceof WalletCallRefused)) throw error;
       return this.#refused(adapter, known, action, error.reason, body, log, ValidationError.field('body', error.message));
     }
-    // The wallet function decides on the provider's status as committed (PROVIDER_DISABLED).
-    const answer = await this.#apply(provider.id, call, rawBody, log);
+    // The same request again: its first answer, worded again from this body (the same, by its hash).
+    if (first !== undefined) return adapter.walletAnswer(call, keptAnswer(first.answer), body);
+    // The wallet function decides on the provider's status as committed (PROVIDER_DISABLED), and
+    // keeps the answer under the request id in the same statement.
+    const { answer, kept } = await this.#apply(provider.id, call, rawBody, log, { requestId: requestId ?? null, bodyHash });
     if (answer.status !== 'OK') log.info({ provider: provider.code, action, status: answer.status }, 'wallet call refused');
-    const worded = adapter.walletAnswer(call, answer, body);
-    if (requestId === undefined) return worded;
-    const kept = await this.#memo.keep.execute({ providerId: provider.id, requestId, bodyHash, answer: JSON.stringify(worded) });
-    if (kept.length > 0) return worded;
+    if (requestId === undefined || kept) return adapter.walletAnswer(call, answer, body);
     // A concurrent delivery of the same request answered first: both are answered its words.
-    const [first] = await this.#memo.find.execute({ providerId: provider.id, requestId });
-    return first === undefined ? worded : this.#firstAnswer(adapter, known, action, first, bodyHash, body, log);
+    const [again] = await this.#memo.find.execute({ providerId: provider.id, requestId });
+    if (again === undefined) return adapter.walletAnswer(call, answer, body);
+    if (again.bodyHash !== bodyHash) return this.#reused(adapter, known, action, body, log);
+    return adapter.walletAnswer(call, keptAnswer(again.answer), body);
   }
 
   /** The adapter a call is for: the provider's, and only by its own paths when it has them. */
@@ -224,28 +254,17 @@ export class ProviderCallbacks {
     return adapter.refusal(reason, body);
   }
 
-  /** The answer a request id was given; the same id with other content is not the same request, and changes nothing. */
-  #firstAnswer(
-    adapter: GameProviderAdapter,
-    known: KnownProvider,
-    action: WalletAction,
-    first: { bodyHash: string; answer: string },
-    bodyHash: string,
-    body: unknown,
-    log: Logger,
-  ): Record<string, unknown> {
-    if (first.bodyHash !== bodyHash) {
-      return this.#refused(
-        adapter,
-        known,
-        action,
-        'REQUEST_REUSED',
-        body,
-        log,
-        ValidationError.field('body', 'The request id was used before.'),
-      );
-    }
-    return JSON.parse(first.answer) as Record<string, unknown>;
+  /** The same request id with other content is not the same request, and changes nothing. */
+  #reused(adapter: GameProviderAdapter, known: KnownProvider, action: WalletAction, body: unknown, log: Logger): Record<string, unknown> {
+    return this.#refused(
+      adapter,
+      known,
+      action,
+      'REQUEST_REUSED',
+      body,
+      log,
+      ValidationError.field('body', 'The request id was used before.'),
+    );
   }
 
   /** The provider the path names, by id or code; kept a few seconds (`fresh` reads it again). */
@@ -294,11 +313,17 @@ export class ProviderCallbacks {
   }
 
   /** One wallet function call, retried when the database rolled it back (a deadlock, or a concurrent delivery of the same call). */
-  async #apply(providerId: number, call: WalletCall, payload: string, log: Logger): Promise<WalletAnswer> {
+  async #apply(
+    providerId: number,
+    call: WalletCall,
+    payload: string,
+    log: Logger,
+    memo: { requestId: string | null; bodyHash: string },
+  ): Promise<Applied> {
     const statements = this.#statements;
     switch (call.action) {
       case 'player': {
-        const [row] = await retrying(() => statements.player.execute({ providerId, userId: call.player }));
+        const [row] = await retrying(() => statements.player.execute({ providerId, userId: call.player, ...memo }));
         return answerOf(row!, null);
       }
       case 'balance': {
@@ -306,6 +331,7 @@ export class ProviderCallbacks {
         const [row] = await retrying(() =>
           statements.balance.execute({
             providerId,
+            ...memo,
             tokenHash: sha256(call.token),
             sessionHash: sha256(session),
             userId: call.player ?? null,
@@ -317,6 +343,7 @@ export class ProviderCallbacks {
         const [row] = await retrying(() =>
           statements.bet.execute({
             providerId,
+            ...memo,
             tokenHash: sha256(call.token),
             transactionId: call.transactionId,
             roundId: call.roundId,
@@ -336,6 +363,7 @@ export class ProviderCallbacks {
         const [row] = await retrying(() =>
           statements.win.execute({
             providerId,
+            ...memo,
             transactionId: call.transactionId,
             betTransactionId: call.betTransactionId,
             roundId: call.roundId,
@@ -353,6 +381,7 @@ export class ProviderCallbacks {
         const [row] = await retrying(() =>
           statements.refund.execute({
             providerId,
+            ...memo,
             transactionId: call.transactionId,
             betTransactionId: call.betTransactionId,
             payload,

@@ -30,6 +30,17 @@ export const walletAnswerFields = {
 export type WalletAnswerRow = RowOf<typeof walletAnswerFields>;
 
 /**
+ * Every wallet statement also keeps its answer under the request id (provider_request_keep,
+ * db/functions): `requestId` null for a protocol without request ids, and `bodyHash` the
+ * request's canonical body digest. `requestKept` false: a concurrent delivery of the same request
+ * id kept its answer first, which is the one to give.
+ */
+const keptAnswerFields = {
+  ...walletAnswerFields,
+  requestKept: sql<boolean>`provider_request_keep(${p('providerId')}::bigint, ${p('requestId')}::text, ${p('bodyHash')}::text, a)`,
+};
+
+/**
  * What the rules written in TypeScript hand every call (the functions never repeat them): the
  * codes of an enabled provider and game and of a round's states, and the game session's life.
  */
@@ -51,38 +62,38 @@ export function prepareWalletStatements(db: Db, regulation: Regulation = 'none')
   const identityVerified = sql`${regulation === 'br' ? IDENTITY_VERIFIED : null}::text`;
   return {
     balance: db
-      .select(walletAnswerFields)
+      .select(keptAnswerFields)
       .from(
         sql`provider_wallet_balance(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('sessionHash')}::text, ${enabled},
-          ${p('userId')}::bigint)`,
+          ${p('userId')}::bigint) as a`,
       )
       .prepare('provider_wallet_balance'),
     bet: db
-      .select(walletAnswerFields)
+      .select(keptAnswerFields)
       .from(
         sql`provider_wallet_bet(${p('providerId')}::bigint, ${p('tokenHash')}::text, ${p('transactionId')}::text, ${p('roundId')}::text,
           ${p('game')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('payload')}::text, ${enabled}, ${round.open}, ${sessionLife},
-          ${p('roundClosed')}::boolean, ${round.settled}, ${p('userId')}::bigint, ${identityVerified})`,
+          ${p('roundClosed')}::boolean, ${round.settled}, ${p('userId')}::bigint, ${identityVerified}) as a`,
       )
       .prepare('provider_wallet_bet'),
     win: db
-      .select(walletAnswerFields)
+      .select(keptAnswerFields)
       .from(
         sql`provider_wallet_win(${p('providerId')}::bigint, ${p('transactionId')}::text, ${p('betTransactionId')}::text,
           ${p('roundId')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('roundClosed')}::boolean, ${p('payload')}::text,
-          ${enabled}, ${round.open}, ${round.settled}, ${p('userId')}::bigint)`,
+          ${enabled}, ${round.open}, ${round.settled}, ${p('userId')}::bigint) as a`,
       )
       .prepare('provider_wallet_win'),
     refund: db
-      .select(walletAnswerFields)
+      .select(keptAnswerFields)
       .from(
         sql`provider_wallet_refund(${p('providerId')}::bigint, ${p('transactionId')}::text, ${p('betTransactionId')}::text,
-          ${p('payload')}::text, ${enabled}, ${round.refunded}, ${p('userId')}::bigint, ${p('rollback')}::boolean)`,
+          ${p('payload')}::text, ${enabled}, ${round.refunded}, ${p('userId')}::bigint, ${p('rollback')}::boolean) as a`,
       )
       .prepare('provider_wallet_refund'),
     player: db
-      .select(walletAnswerFields)
-      .from(sql`provider_wallet_player(${p('providerId')}::bigint, ${p('userId')}::bigint, ${enabled})`)
+      .select(keptAnswerFields)
+      .from(sql`provider_wallet_player(${p('providerId')}::bigint, ${p('userId')}::bigint, ${enabled}) as a`)
       .prepare('provider_wallet_player'),
     /** What a recorded call moved (cents): a refund records 0 when its bet needed nothing back. */
     recordedAmount: db
@@ -97,7 +108,8 @@ export type WalletStatements = ReturnType<typeof prepareWalletStatements>;
 
 /**
  * The answers given by request id (`provider_requests`): what a protocol that promises the same
- * answer to the same request (Hub88's `request_uuid`) is answered again.
+ * answer to the same request (Hub88's `request_uuid`) is answered again. They are kept by the
+ * wallet statements themselves (provider_request_keep); this reads them.
  */
 export function prepareRequestMemo(db: Db) {
   return {
@@ -106,13 +118,6 @@ export function prepareRequestMemo(db: Db) {
       .from(providerRequests)
       .where(and(eq(providerRequests.providerId, p('providerId')), eq(providerRequests.requestId, p('requestId'))))
       .prepare('provider_request_find'),
-    /** Keeps the first answer; a concurrent delivery that answered first keeps its own (nothing is returned then). */
-    keep: db
-      .insert(providerRequests)
-      .values({ providerId: p('providerId'), requestId: p('requestId'), bodyHash: p('bodyHash'), answer: p('answer') })
-      .onConflictDoNothing({ target: [providerRequests.providerId, providerRequests.requestId] })
-      .returning({ id: providerRequests.id })
-      .prepare('provider_request_keep'),
   };
 }
 
