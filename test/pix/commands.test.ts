@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { backend } from '../helpers/database.ts';
 import { Browser, run, scratch, serve, type Server } from '../helpers/cli.ts';
-import { CLIENT, KEY, PAYER, pki } from './helpers.ts';
+import { CLIENT, KEY, PAYER, pixApiConfig, pki } from './helpers.ts';
 import { PspSimulator } from './simulator/psp.ts';
 
 describe('pix commands', () => {
@@ -48,16 +48,7 @@ describe('pix commands', () => {
       gateway: 'pix-api',
       min_amount: 1,
       max_amount: 1000,
-      config: {
-        base_url: sim.baseUrl,
-        client_id: CLIENT.id,
-        client_secret: CLIENT.secret,
-        certificate: pki().client.certificate,
-        private_key: pki().client.privateKey,
-        ca: pki().ca.certificate,
-        pix_key: KEY,
-        webhook_token: webhookToken,
-      },
+      config: pixApiConfig(sim, { webhook_token: webhookToken }),
     });
     assert.equal(method.status, 201, method.text);
     const methodId = (JSON.parse(method.text) as { data: { id: number } }).data.id;

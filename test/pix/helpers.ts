@@ -28,6 +28,20 @@ export interface PixWorld {
 
 let methods = 0;
 
+/** A `pix-api` method's `config` for simulator `sim`: this client's credentials, certificate and key. */
+export function pixApiConfig(sim: PspSimulator, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    base_url: sim.baseUrl,
+    client_id: CLIENT.id,
+    client_secret: CLIENT.secret,
+    certificate: pki().client.certificate,
+    private_key: pki().client.privateKey,
+    ca: pki().ca.certificate,
+    pix_key: KEY,
+    ...extra,
+  };
+}
+
 /** A simulator, and a payment method of `gateway` configured for it, its webhook registered. */
 export async function pixWorld(
   t: TestApp,
@@ -56,17 +70,10 @@ export async function pixWorld(
     gateway: options.gateway ?? 'pix-api',
     min_amount: 1,
     max_amount: 50000,
-    config: {
-      base_url: sim.baseUrl,
-      client_id: CLIENT.id,
-      client_secret: CLIENT.secret,
-      certificate: pki().client.certificate,
-      private_key: pki().client.privateKey,
-      ca: pki().ca.certificate,
-      pix_key: KEY,
+    config: pixApiConfig(sim, {
       ...(options.expiresIn === undefined ? {} : { expires_in: options.expiresIn }),
       ...(webhookToken === undefined ? {} : { webhook_token: webhookToken }),
-    },
+    }),
   });
   assert.equal(res.status, 201, res.text);
   const methodId = (res.json as { data: { id: number } }).data.id;

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { assignRole } from '../../src/modules/access/repository.ts';
 import { verifyLedger } from '../../src/modules/wallet/verify.ts';
 import { backend, freshDatabase, type TestDatabase } from '../helpers/database.ts';
-import { CLIENT, KEY, PAYER, pki } from '../pix/helpers.ts';
+import { CLIENT, KEY, PAYER, pixApiConfig, pki } from '../pix/helpers.ts';
 import { PspSimulator } from '../pix/simulator/psp.ts';
 import { freePort, postRaw, registerPlayer, startInstance, stopInstance, type Instance } from './instances.ts';
 
@@ -68,15 +68,7 @@ describe('a server killed between the PSP’s confirmation and the credit’s co
       gateway: 'pix-api',
       min_amount: 1,
       max_amount: 1000,
-      config: {
-        base_url: sim.baseUrl,
-        client_id: CLIENT.id,
-        client_secret: CLIENT.secret,
-        certificate: pki().client.certificate,
-        private_key: pki().client.privateKey,
-        ca: pki().ca.certificate,
-        pix_key: KEY,
-      },
+      config: pixApiConfig(sim),
     });
     assert.equal(method.status, 201, method.text);
     const methodId = (method.json as { data: { id: number } }).data.id;
