@@ -63,10 +63,22 @@ export function uniqueEmail(prefix = 'user'): string {
 /** Builds the app on a fresh database with a real SMTP server, for one test file. */
 export async function startApp(env: Record<string, string> = {}, options: Partial<AppOptions> = {}): Promise<TestApp> {
   const inbox = await startSmtp();
-  const database = await freshDatabase();
-  const config = testConfig({ MAIL_URL: inbox.url, ...env });
-  const app = await buildApp(config, { database: database.database, hashing: { memoryCost: 1024, timeCost: 1 }, ...options });
-  await app.ready();
+  // What a failed start opened is closed before the error goes on: an SMTP server or a database
+  // left open keeps the test file's process alive, and the runner would wait for it until its
+  // timeout instead of reporting the error.
+  let database: TestDatabase | undefined;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  let config: ReturnType<typeof testConfig>;
+  try {
+    database = await freshDatabase();
+    config = testConfig({ MAIL_URL: inbox.url, ...env });
+    app = await buildApp(config, { database: database.database, hashing: { memoryCost: 1024, timeCost: 1 }, ...options });
+    await app.ready();
+  } catch (error) {
+    await database?.drop().catch(() => {});
+    await inbox.close();
+    throw error;
+  }
   const testApp: TestApp = {
     app,
     config,

@@ -26,8 +26,9 @@ export interface TestDatabase {
 export async function freshDatabase(migrations: Migration[] = listMigrations(), { migrated = true } = {}): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const database = await openDatabase({ databaseUrl: undefined, dataDir: '', inMemory: true });
-    if (migrated) await migrate(database, migrations);
-    return { database, url: undefined, drop: () => database.close() };
+    const fresh = { database, url: undefined, drop: () => database.close() };
+    if (migrated) await migratedOrDropped(fresh, migrations);
+    return fresh;
   }
   const admin = new URL(postgresUrl());
   const name = `croupier_test_${randomBytes(6).toString('hex')}`;
@@ -38,8 +39,7 @@ export async function freshDatabase(migrations: Migration[] = listMigrations(), 
   const url = new URL(admin);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 10 });
-  if (migrated) await migrate(database, migrations);
-  return {
+  const fresh = {
     database,
     url: url.toString(),
     async drop() {
@@ -50,4 +50,20 @@ export async function freshDatabase(migrations: Migration[] = listMigrations(), 
       await cleanup.end();
     },
   };
+  if (migrated) await migratedOrDropped(fresh, migrations);
+  return fresh;
+}
+
+/**
+ * Migrates a fresh database, or closes and drops it and throws: a database left open keeps the
+ * test file's process alive, and the runner would wait for it until its timeout instead of
+ * reporting the migration's error.
+ */
+async function migratedOrDropped(fresh: TestDatabase, migrations: Migration[]): Promise<void> {
+  try {
+    await migrate(fresh.database, migrations);
+  } catch (error) {
+    await fresh.drop().catch(() => {});
+    throw error;
+  }
 }
