@@ -15,6 +15,11 @@ export function rtpUnits(bp: number): number {
   return bp / 100;
 }
 
+/** Basis points as a message writes them: 8500 → "85.00". */
+export function formatRtp(bp: number): string {
+  return (bp / 100).toFixed(2);
+}
+
 /** Whether games show and must meet an RTP: only under `br`; `none` keeps the seed's records exactly. */
 export function rtpApplies(regulation: Regulation): boolean {
   return regulation === 'br';
@@ -23,6 +28,6 @@ export function rtpApplies(regulation: Regulation): boolean {
 /** Why a provider game enabled with this RTP is refused (422 on `rtp`), or undefined. */
 export function providerRtpRefusal(rtpBp: number | null): string | undefined {
   if (rtpBp === null) return 'The rtp field is required for an enabled game: the return to player of its certificate.';
-  if (rtpBp < MIN_RTP_BP) return `The rtp of an enabled game must be at least ${(MIN_RTP_BP / 100).toFixed(2)}.`;
+  if (rtpBp < MIN_RTP_BP) return `The rtp of an enabled game must be at least ${formatRtp(MIN_RTP_BP)}.`;
   return undefined;
 }

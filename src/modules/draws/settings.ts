@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../../platform/errors.ts';
 import { formatUnits, moneyProblem, toUnits } from '../../platform/money.ts';
-import { MIN_RTP_BP, rtpUnits } from '../../platform/rtp.ts';
+import { formatRtp, MIN_RTP_BP, rtpUnits } from '../../platform/rtp.ts';
 import { maxOdds, oddsUnits, winCounts, type GameType, type Odds } from './types/game-type.ts';
 import { GAME_TYPES, gameType } from './types/registry.ts';
 
@@ -185,8 +185,6 @@ export function rtpRefusals(type: GameType, settings: DrawSettings): FieldErrors
   }
   return errors;
 }
-
-const formatRtp = (bp: number): string => (bp / 100).toFixed(2);
 
 export const RTP_DESCRIPTION =
   'REGULATION=br only: the return to player in percent (2 decimals, truncated), the lowest return among its selections at its odds; null when its stored settings do not pass.';
