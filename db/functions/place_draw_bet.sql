@@ -45,6 +45,7 @@ declare
   v_game record;
   v_draw record;
   v_refusal record;
+  v_balance balances;
 begin
   if p_request_key is not null then
     select b.id, b.request_digest into bet_id, v_digest from draw_bets b
@@ -81,8 +82,8 @@ begin
   end if;
 
   if p_regulated then
-    perform 1 from balances b where b.user_id = p_user_id and b.currency = p_currency for update;
-    select * into v_refusal from responsible_gambling_refusal(p_user_id, p_currency, p_amount, p_now);
+    select * into v_balance from balances b where b.user_id = p_user_id and b.currency = p_currency for update;
+    select * into v_refusal from responsible_gambling_refusal(p_user_id, p_amount, p_now, v_balance);
     if v_refusal.reason is not null then
       outcome := 'refused';
       refusal := v_refusal.reason;

@@ -64,7 +64,7 @@ declare
   v_session record;
   v_caller record;
   v_round provider_bets;
-  v_available bigint;
+  v_balance balances;
   v_bet_id bigint;
   v_refusal text;
 begin
@@ -106,9 +106,9 @@ begin
   else
     v_answer.user_id := v_session.user_id;
     v_answer.currency := v_session.currency;
-    select b.amount into v_available from balances b
+    select * into v_balance from balances b
       where b.user_id = v_session.user_id and b.currency = v_session.currency for update;
-    v_answer.balance := coalesce(v_available, 0);
+    v_answer.balance := coalesce(v_balance.amount, 0);
     if v_row.id is not null then
       v_answer.outcome := v_row.outcome;
       v_answer.replayed := true;
@@ -116,7 +116,7 @@ begin
       return v_answer;
     end if;
     if p_identity_verified is not null and v_session.identity_ok and v_session.user_status = 1 then
-      select r.reason into v_refusal from responsible_gambling_refusal(v_session.user_id, v_session.currency, p_amount, now()) r;
+      select r.reason into v_refusal from responsible_gambling_refusal(v_session.user_id, p_amount, now(), v_balance) r;
     end if;
     if v_session.expires_at <= now() or v_session.ends_at <= now() then
       v_answer.outcome := 'TOKEN_EXPIRED';

@@ -10,7 +10,7 @@ import { importNationalList } from '../../src/modules/limits/national-list.ts';
 import { useApp } from '../helpers/app.ts';
 import { insertGame, ManualClock } from '../draws/helpers.ts';
 import { fund } from '../withdrawals/helpers.ts';
-import { punctuated, status, verifiedPlayer } from './support.ts';
+import { identityBody, punctuated, status, verifiedPlayer } from './support.ts';
 
 const LISTED = { message: 'Your CPF is on the national self-exclusion list.' };
 const dir = mkdtempSync(join(tmpdir(), 'croupier-national-list-'));
@@ -39,6 +39,27 @@ describe('REGULATION=br: the national self-exclusion list', () => {
     writeFileSync(join(dir, 'list-2.txt'), '12345678909\n');
     assert.deepEqual(await importNationalList(t.db, join(dir, 'list-2.txt')), { cpfs: 1 });
     assert.equal((await player.client.post(`/api/games/${game.code}/bets`, { selection: 'big', amount: 1 })).status, 201);
+  });
+
+  test('a CPF listed before its player gives it is refused from the first bet; a new import that keeps it still refuses', async () => {
+    const t = ctx();
+    const admin = (await t.withRole('super-admin')).client;
+    const body = identityBody();
+    const file = join(dir, 'list-before.txt');
+    writeFileSync(file, `${String(body.cpf)}\n12345678909\n`);
+    await importNationalList(t.db, file);
+    const player = await verifiedPlayer(t, admin, body);
+    await fund(t, player.id, 10_000n);
+    const game = await insertGame(t.db, { type: 'dice3' });
+    await t.app.drawScheduler.tick(clock.now());
+    const bet = () => player.client.post(`/api/games/${game.code}/bets`, { selection: 'big', amount: 1 });
+    assert.deepEqual(status(await bet()), [403, LISTED]);
+    writeFileSync(file, `12345678909\n${String(body.cpf)}\n`);
+    await importNationalList(t.db, file);
+    assert.deepEqual(status(await bet()), [403, LISTED]);
+    writeFileSync(file, '12345678909\n');
+    await importNationalList(t.db, file);
+    assert.equal((await bet()).status, 201);
   });
 
   test('a line that is not a CPF stops the import and leaves the list as it was', async () => {

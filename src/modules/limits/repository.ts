@@ -70,11 +70,11 @@ export function refusalOf(row: {
 }
 
 /** responsible_gambling_refusal without a stake: may the player top up or launch at all? */
-export async function playRefusal(db: Db, userId: number, currency: string, now: Date): Promise<Refusal | undefined> {
+export async function playRefusal(db: Db, userId: number, now: Date): Promise<Refusal | undefined> {
   const row = await one<RefusalRecord>(
     db,
     sql`select reason, period, limit_cents, left_cents, until
-      from responsible_gambling_refusal(${userId}::bigint, ${currency}::text, null::bigint, ${now}::timestamptz)`,
+      from responsible_gambling_refusal(${userId}::bigint, null::bigint, ${now}::timestamptz, null::balances)`,
   );
   return refusalOf({ ...row!, limitCents: row!.limit_cents, leftCents: row!.left_cents });
 }

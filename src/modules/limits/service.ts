@@ -157,7 +157,7 @@ export class ResponsibleGambling {
   /** REGULATION=br: a top-up or a launch of a self-excluded or listed player, or one without limits, is refused. */
   async assertMayPlay(userId: number): Promise<void> {
     if (!this.regulated) return;
-    const refusal = await playRefusal(this.#ctx.db, userId, this.#ctx.config.defaultCurrency, this.#clock.now());
+    const refusal = await playRefusal(this.#ctx.db, userId, this.#clock.now());
     if (refusal !== undefined) throw refusalError(refusal, 'top-up');
   }
 

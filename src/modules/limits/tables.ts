@@ -47,3 +47,31 @@ export const selfExclusions = pgTable('self_exclusions', {
 export const nationalExclusions = pgTable('national_exclusions', {
   cpf: text('cpf').primaryKey(),
 });
+
+/**
+ * migrations/20261130090000_player_standing.sql: what the check of a stake reads, one row per
+ * player, derived in SQL from the limit rows, the self-exclusions and the identity whenever they
+ * change (db/functions/player_standing_refresh.sql). Never written by the application.
+ */
+export const playerStanding = pgTable('player_standing', {
+  userId: int8('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  cpf: text('cpf'),
+  /** Whether the national list holds `cpf`. */
+  listed: boolean('listed').notNull().default(false),
+  /** The latest self-exclusion's end; infinity when permanent. */
+  excludedUntil: instant('excluded_until'),
+  lossDaily: cents('loss_daily'),
+  lossDailyPending: cents('loss_daily_pending'),
+  lossDailyPendingAt: instant('loss_daily_pending_at'),
+  lossWeekly: cents('loss_weekly'),
+  lossWeeklyPending: cents('loss_weekly_pending'),
+  lossWeeklyPendingAt: instant('loss_weekly_pending_at'),
+  lossMonthly: cents('loss_monthly'),
+  lossMonthlyPending: cents('loss_monthly_pending'),
+  lossMonthlyPendingAt: instant('loss_monthly_pending_at'),
+  sessionMinutes: int8('session_minutes'),
+  sessionMinutesPending: int8('session_minutes_pending'),
+  sessionMinutesPendingAt: instant('session_minutes_pending_at'),
+});
