@@ -11,9 +11,10 @@
 -- still takes over by itself after 24 hours, without a job. `excluded_until` is the end of the
 -- latest self-exclusion, 'infinity' for a permanent one, null for none. `cpf` is the identity's,
 -- whatever its status; `listed` says it is on the national list (kept by
--- db/functions/player_standing_listed.sql as the list is imported).
+-- db/functions/player_standing_listed.sql as the list is imported). Being derived, not a record,
+-- the row goes with its user (the sources' own foreign keys keep a user who has any).
 create table player_standing (
-  user_id bigint primary key references users (id),
+  user_id bigint primary key references users (id) on delete cascade,
   cpf text,
   listed boolean not null default false,
   excluded_until timestamptz,

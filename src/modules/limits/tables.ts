@@ -54,9 +54,10 @@ export const nationalExclusions = pgTable('national_exclusions', {
  * change (db/functions/player_standing_refresh.sql). Never written by the application.
  */
 export const playerStanding = pgTable('player_standing', {
+  // Derived, not a record: it goes with its user (whose limits, exclusions and identity keep them).
   userId: int8('user_id')
     .primaryKey()
-    .references(() => users.id),
+    .references(() => users.id, { onDelete: 'cascade' }),
   cpf: text('cpf'),
   /** Whether the national list holds `cpf`. */
   listed: boolean('listed').notNull().default(false),
