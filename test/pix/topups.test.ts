@@ -135,6 +135,22 @@ describe('top-ups through API Pix', () => {
     assert.equal(await balanceOf(ctx().db, player.id), 2000n);
   });
 
+  test('a notification naming a real payment but claiming another player’s charge credits the charge the PSP names', async () => {
+    const payer = await ctx().player();
+    const other = await ctx().player();
+    const paidTopup = await createTopup(payer.client, 30, world.methodId);
+    // Another amount: decided on the claimed charge, the payment would be returned as the wrong amount.
+    const claimedTopup = await createTopup(other.client, 50, world.methodId);
+    const paid = world.sim.pay(paidTopup.gateway_payment_id!, PAYER);
+    const body = world.sim.notification([paid.endToEndId]);
+    body.pix[0]!.txid = claimedTopup.gateway_payment_id!;
+    assert.equal((await deliver(ctx(), world.sim, body)).status, 200);
+    assert.equal((await topupOf(payer.client, paidTopup.id)).status, 1);
+    assert.equal(await balanceOf(ctx().db, payer.id), 3000n);
+    assert.equal((await topupOf(other.client, claimedTopup.id)).status, 0);
+    assert.equal(await balanceOf(ctx().db, other.id), 0n);
+  });
+
   test('a notification without the method’s token, or with another, is 401 and changes nothing', async () => {
     const player = await ctx().player();
     const topup = await createTopup(player.client, 15, world.methodId);

@@ -88,8 +88,12 @@ export class PixNotifications {
     const { endToEndId, txid } = item;
     if (typeof endToEndId === 'string' && END_TO_END_ID.test(endToEndId)) {
       // A replay (or one of twenty copies) costs one lookup; news of a return is worth a question.
+      // The lookup also reads the top-up of the txid the item claims: never trusted, only used
+      // if the PSP's answer names the same txid.
       const unrecorded = item.devolucoes === undefined;
-      if (unrecorded && (await this.#receipts.known(endToEndId))) return;
+      const claimedTxid = typeof txid === 'string' && TXID.test(txid) ? txid : undefined;
+      const notified = unrecorded ? await this.#receipts.notified(method, endToEndId, claimedTxid) : undefined;
+      if (notified?.recorded === true) return;
       let confirmed;
       try {
         confirmed = await method.client.payment(endToEndId);
@@ -100,7 +104,7 @@ export class PixNotifications {
         }
         throw error;
       }
-      await this.#receipts.settle(method, confirmed, log, { unrecorded });
+      await this.#receipts.settle(method, confirmed, log, { unrecorded, readAhead: notified?.topup });
       return;
     }
     if (typeof txid === 'string' && TXID.test(txid)) {

@@ -8,8 +8,11 @@ import { reportPaid, SettingsInForce } from '../topups/mark-paid.ts';
 import { paymentDisposition, type PayerVerdict } from './disposition.ts';
 import { payerVerdict } from './payer.ts';
 import { prepareReceivePixPayment, receivePixPayment, type ReceiveStatement } from './receive.ts';
-import { findChargedTopup, findPixPayment, findPixPaymentById, preparePixLookups, type PixLookups } from './repository.ts';
+import { findChargedTopup, findNotified, findPixPayment, findPixPaymentById, preparePixLookups, type PixLookups } from './repository.ts';
 import type { PixReturns } from './returns.ts';
+
+/** What a notification's item finds before the PSP is asked (PixReceipts.notified). */
+export type Notified = Awaited<ReturnType<typeof findNotified>>;
 
 /** What became of a confirmed payment. */
 export type Settled = 'credited' | 'returned' | 'replayed' | 'not_ours';
@@ -38,16 +41,28 @@ export class PixReceipts {
     this.#settings = new SettingsInForce(ctx.db, ctx.config.regulation);
   }
 
-  /** Whether a payment was already acted on: a replayed notification needs no question to the PSP. */
-  async known(endToEndId: string): Promise<boolean> {
-    return (await this.#lookups.recorded.execute({ endToEndId })).length > 0;
+  /**
+   * As a notification's item arrives: whether its payment was already acted on (a replayed
+   * notification needs no question to the PSP), and, read in the same round trip, the top-up of
+   * the txid the item claims, which `settle` uses if the PSP's answer names that txid.
+   */
+  async notified(method: PixMethod, endToEndId: string, claimedTxid: string | undefined): Promise<Notified> {
+    return findNotified(this.#lookups, endToEndId, method.gateway, claimedTxid);
   }
 
   /**
-   * `unrecorded`: the caller has just seen (`known`) that the endToEndId was not acted on, so it
+   * `unrecorded`: the caller has just seen (`notified`) that the endToEndId was not acted on, so it
    * is not looked up again; one recorded meanwhile is still answered 'replayed' by the function.
+   * `readAhead`: the top-up the caller read for a txid before the PSP answered; it stands for the
+   * first decision when the payment names that txid (a top-up that changed since is refused by the
+   * database as `not_payable`, and then read again).
    */
-  async settle(method: PixMethod, payment: ReceivedPix, log: Logger, options: { unrecorded?: boolean } = {}): Promise<Settled> {
+  async settle(
+    method: PixMethod,
+    payment: ReceivedPix,
+    log: Logger,
+    options: { unrecorded?: boolean; readAhead?: Notified['topup'] } = {},
+  ): Promise<Settled> {
     const db = this.#ctx.db;
     const context = { paymentMethodId: method.id, endToEndId: payment.endToEndId, txid: payment.txid, amount: formatUnits(payment.amount) };
     const recorded = options.unrecorded === true ? undefined : await findPixPayment(db, payment.endToEndId);
@@ -64,7 +79,8 @@ export class PixReceipts {
     // Whose money it is (REGULATION=br) is asked once: the top-up's player does not change.
     let payer: PayerVerdict | undefined;
     for (let attempt = 1; attempt <= DECISION_ATTEMPTS; attempt++) {
-      const topup = await findChargedTopup(this.#lookups, method.gateway, payment.txid);
+      const readAhead = attempt === 1 && options.readAhead?.txid === payment.txid ? options.readAhead : undefined;
+      const topup = readAhead !== undefined ? readAhead.row : await findChargedTopup(this.#lookups, method.gateway, payment.txid);
       if (topup === undefined || topup.paymentMethodId !== method.id) {
         log.warn(context, 'PIX payment for a txid that is none of our charges; ignored');
         return 'not_ours';

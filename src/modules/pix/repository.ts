@@ -7,25 +7,32 @@ import { pixCheckpoints, pixPayments, type PixPaymentRow, type ReturnState } fro
 
 const p = (name: string) => sql.placeholder(name);
 
+const chargedTopupColumns = {
+  id: topups.id,
+  userId: topups.userId,
+  amount: topups.amount,
+  storedStatus: topups.status,
+  paymentMethodId: topups.paymentMethodId,
+};
+
 /**
  * The lookups every notified payment makes, as named prepared statements (parsed and planned once
- * per connection): whether its endToEndId was acted on, and the top-up its txid names.
+ * per connection): the top-up a txid names; and, in one round trip as a notification arrives,
+ * whether its endToEndId was acted on together with the top-up of the txid the notification
+ * claims (read ahead of the PSP's answer, used only when the answer names the same txid).
  */
 export function preparePixLookups(db: Db) {
   return {
-    recorded: db
-      .select({ id: pixPayments.id })
-      .from(pixPayments)
-      .where(eq(pixPayments.endToEndId, p('endToEndId')))
-      .prepare('pix_payment_recorded'),
-    chargedTopup: db
+    notified: db
       .select({
-        id: topups.id,
-        userId: topups.userId,
-        amount: topups.amount,
-        storedStatus: topups.status,
-        paymentMethodId: topups.paymentMethodId,
+        recorded: sql<unknown>`k.recorded`,
+        topup: chargedTopupColumns,
       })
+      .from(sql`(select (select p.id from pix_payments p where p.end_to_end_id = ${p('endToEndId')}) as recorded) k`)
+      .leftJoin(topups, and(eq(topups.gateway, p('gateway')), eq(topups.gatewayPaymentId, p('txid'))))
+      .prepare('pix_notified'),
+    chargedTopup: db
+      .select(chargedTopupColumns)
       .from(topups)
       .where(and(eq(topups.gateway, p('gateway')), eq(topups.gatewayPaymentId, p('txid'))))
       .prepare('pix_charged_topup'),
@@ -33,13 +40,28 @@ export function preparePixLookups(db: Db) {
 }
 
 export type PixLookups = ReturnType<typeof preparePixLookups>;
+export type ChargedTopupRow = ChargedTopup & { paymentMethodId: number };
+
+/**
+ * As a notification arrives: whether its endToEndId was acted on, and the top-up of the txid it
+ * claims (`claimedTxid`; none when it claims none). One round trip for both.
+ */
+export async function findNotified(
+  lookups: PixLookups,
+  endToEndId: string,
+  gateway: string,
+  claimedTxid: string | undefined,
+): Promise<{ recorded: boolean; topup: { txid: string; row: ChargedTopupRow | undefined } | undefined }> {
+  const [row] = await lookups.notified.execute({ endToEndId, gateway, txid: claimedTxid ?? null });
+  const topup = row!.topup;
+  return {
+    recorded: row!.recorded !== null,
+    topup: claimedTxid === undefined ? undefined : { txid: claimedTxid, row: topup ?? undefined },
+  };
+}
 
 /** The top-up a charge's txid names, as the disposition rule reads it. */
-export async function findChargedTopup(
-  lookups: PixLookups,
-  gateway: string,
-  txid: string,
-): Promise<(ChargedTopup & { paymentMethodId: number }) | undefined> {
+export async function findChargedTopup(lookups: PixLookups, gateway: string, txid: string): Promise<ChargedTopupRow | undefined> {
   const [row] = await lookups.chargedTopup.execute({ gateway, txid });
   return row;
 }
