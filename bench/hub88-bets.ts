@@ -15,8 +15,7 @@ import { hub88User } from '../src/modules/games/hub88/wire.ts';
 import { Keyring, sha256 } from '../src/platform/crypto.ts';
 import { checkAnswer, Hub88Simulator, PER_CENT, signed } from '../test/games/hub88-simulator.ts';
 import { benchDatabase } from './lib/database.ts';
-import { pgbenchRunner } from './lib/pgbench.ts';
-import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun } from './lib/rounds.ts';
+import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun, PGBENCH_OPTIONS, pgbenchOf } from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -25,10 +24,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2000' },
     players: { type: 'string', default: '1000' },
     connections: { type: 'string', default: '20' },
-    'pgbench-clients': { type: 'string', default: '10' },
-    'pgbench-scale': { type: 'string', default: '10' },
-    'pgbench-seconds': { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    ...PGBENCH_OPTIONS,
   },
 });
 /** Issue 24: signed Hub88 bets at least this share of pgbench's tps. */
@@ -167,7 +163,7 @@ try {
     run,
     serverCpu: () => server.cpu(),
     client,
-    pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
+    pgbench: pgbenchOf(count),
   });
   const { perSecond, pgbenchTps, share } = figures;
   const failures = figures.failures + figures.warmupFailures;

@@ -14,9 +14,18 @@ import pg from 'pg';
 import { Keyring, sha256 } from '../src/platform/crypto.ts';
 import { signBody } from '../src/platform/signature.ts';
 import { benchDatabase } from './lib/database.ts';
-import { cpuSince, databaseCpu, pgbenchRunner } from './lib/pgbench.ts';
+import { cpuSince, databaseCpu } from './lib/pgbench.ts';
 import { median } from './lib/load.ts';
-import { alternateWithPgbench, ledgerReport, pairedRatio, positiveCounts, timedRun, type TimedResult } from './lib/rounds.ts';
+import {
+  alternateWithPgbench,
+  ledgerReport,
+  pairedRatio,
+  positiveCounts,
+  timedRun,
+  type TimedResult,
+  PGBENCH_OPTIONS,
+  pgbenchOf,
+} from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -25,10 +34,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     players: { type: 'string', default: '1000' },
     connections: { type: 'string', default: '20' },
-    'pgbench-clients': { type: 'string', default: '10' },
-    'pgbench-scale': { type: 'string', default: '10' },
-    'pgbench-seconds': { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    ...PGBENCH_OPTIONS,
     regulation: { type: 'boolean', default: false },
   },
 });
@@ -173,7 +179,7 @@ try {
       run,
       serverCpu: () => server.cpu(),
       client,
-      pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
+      pgbench: pgbenchOf(count),
     });
     const { perSecond, pgbenchTps, share } = figures;
     const failures = figures.failures + figures.warmupFailures;

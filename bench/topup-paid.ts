@@ -6,8 +6,15 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { sandboxSignature } from '../src/modules/payments/gateways/sandbox.ts';
 import { benchDatabase } from './lib/database.ts';
-import { pgbenchRunner } from './lib/pgbench.ts';
-import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun, type AlternatedFigures } from './lib/rounds.ts';
+import {
+  alternateWithPgbench,
+  ledgerReport,
+  positiveCounts,
+  timedRun,
+  type AlternatedFigures,
+  PGBENCH_OPTIONS,
+  pgbenchOf,
+} from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -17,10 +24,7 @@ const { values } = parseArgs({
     users: { type: 'string', default: '2000' },
     referrers: { type: 'string', default: '200' },
     connections: { type: 'string', default: '20' },
-    'pgbench-clients': { type: 'string', default: '10' },
-    'pgbench-scale': { type: 'string', default: '10' },
-    'pgbench-seconds': { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    ...PGBENCH_OPTIONS,
     // `serve --workers N` for each N in turn (issue 11), on the same database and pgbench.
     workers: { type: 'string', default: '1' },
   },
@@ -104,7 +108,7 @@ try {
     });
   };
 
-  const pgbench = pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
+  const pgbench = pgbenchOf(count);
   const byWorkers: { workers: number; figures: AlternatedFigures }[] = [];
   for (const [index, workers] of workerCounts.entries()) {
     if (index > 0) {

@@ -14,8 +14,7 @@ import { Keyring } from '../src/platform/crypto.ts';
 import { testPki } from '../test/pix/pki.ts';
 import { PspSimulator } from '../test/pix/simulator/psp.ts';
 import { benchDatabase } from './lib/database.ts';
-import { pgbenchRunner } from './lib/pgbench.ts';
-import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun } from './lib/rounds.ts';
+import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun, PGBENCH_OPTIONS, pgbenchOf } from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 
 const { values } = parseArgs({
@@ -25,10 +24,7 @@ const { values } = parseArgs({
     users: { type: 'string', default: '2000' },
     referrers: { type: 'string', default: '200' },
     connections: { type: 'string', default: '20' },
-    'pgbench-clients': { type: 'string', default: '10' },
-    'pgbench-scale': { type: 'string', default: '10' },
-    'pgbench-seconds': { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    ...PGBENCH_OPTIONS,
   },
 });
 /** Issue 21: paid top-ups through pix-api at least this share of pgbench's tps. */
@@ -169,7 +165,7 @@ try {
     run,
     serverCpu: () => server.cpu(),
     client,
-    pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
+    pgbench: pgbenchOf(count),
   });
   const { perSecond, pgbenchTps, share } = figures;
   const failures = figures.failures + figures.warmupFailures;

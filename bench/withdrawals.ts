@@ -5,8 +5,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchDatabase } from './lib/database.ts';
-import { pgbenchRunner } from './lib/pgbench.ts';
-import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun } from './lib/rounds.ts';
+import { alternateWithPgbench, ledgerReport, positiveCounts, timedRun, PGBENCH_OPTIONS, pgbenchOf } from './lib/rounds.ts';
 import { startServer } from './lib/server.ts';
 import { registerAndSignIn, type BenchSession } from './lib/session.ts';
 
@@ -16,10 +15,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     users: { type: 'string', default: '100' },
     connections: { type: 'string', default: '20' },
-    'pgbench-clients': { type: 'string', default: '10' },
-    'pgbench-scale': { type: 'string', default: '10' },
-    'pgbench-seconds': { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    ...PGBENCH_OPTIONS,
   },
 });
 const count = positiveCounts(values);
@@ -79,7 +75,7 @@ try {
     run,
     serverCpu: () => server.cpu(),
     client,
-    pgbench: pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds')),
+    pgbench: pgbenchOf(count),
   });
   const { perSecond, pgbenchTps, share } = figures;
   const failures = figures.failures + figures.warmupFailures;

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { verifyLedger, type LedgerReport } from '../../src/modules/wallet/verify.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { median } from './load.ts';
-import { cpuSince, databaseCpu } from './pgbench.ts';
+import { cpuSince, databaseCpu, pgbenchRunner } from './pgbench.ts';
 
 /** Reads option `name` of `values` as a positive whole number, or stops the bench with one line. */
 export function positiveCounts<K extends string>(values: Record<K, string | undefined>): (name: K) => number {
@@ -18,6 +18,22 @@ export function positiveCounts<K extends string>(values: Record<K, string | unde
     }
     return value;
   };
+}
+
+/**
+ * The options of every bench measured against pgbench, to spread into its `parseArgs` options:
+ * pgbench's clients, scale and seconds a run, and the number of rounds.
+ */
+export const PGBENCH_OPTIONS = {
+  'pgbench-clients': { type: 'string', default: '10' },
+  'pgbench-scale': { type: 'string', default: '10' },
+  'pgbench-seconds': { type: 'string', default: '10' },
+  rounds: { type: 'string', default: '3' },
+} as const;
+
+/** The pgbench run that PGBENCH_OPTIONS describe, read through a bench's `positiveCounts`. */
+export function pgbenchOf(count: (name: keyof typeof PGBENCH_OPTIONS) => number): () => number {
+  return pgbenchRunner(count('pgbench-clients'), count('pgbench-scale'), count('pgbench-seconds'));
 }
 
 export interface TimedResult {
