@@ -1,8 +1,10 @@
 -- Derives the players' rows of player_standing (migrations/20261130090000_player_standing.sql)
 -- from the sources, which stay the record: the limit rows as they are (value, pending value and
 -- when it takes over), the latest end of a self-exclusion ('infinity': permanent), the
--- identity's CPF and whether the national list holds it. Run by the triggers of db/functions/player_standing_sync.sql after every
--- change of a source, and by the migration for the rows before them.
+-- identity's CPF and whether the national list holds it (the one place that rule is written;
+-- db/functions/player_standing_listed.sql follows the list's own changes). Run by the triggers of
+-- db/functions/player_standing_sync.sql after every change of a source, and by the migration for
+-- the rows before them.
 -- The rows are locked before the sources are read, and each statement of a PL/pgSQL body reads
 -- what is committed when it starts: a concurrent change of another source of the same player
 -- (a limit and a self-exclusion at once) waits for the lock, then derives from both.

@@ -21,15 +21,19 @@ export function responsibleOf(user: SQL): SQL<ResponsibleJson> {
   return correlated<ResponsibleJson>(sql`json_build_object(
     'excluded_until', (select max(x.until) from self_exclusions x where x.user_id = ${user} and x.until > now()),
     'permanent', exists (select 1 from self_exclusions x where x.user_id = ${user} and x.permanent),
-    'listed', exists (select 1 from user_identities i join national_exclusions n on n.cpf = i.cpf where i.user_id = ${user}),
+    'listed', exists (select 1 from player_standing s where s.user_id = ${user} and s.listed),
     'limits', coalesce((select json_agg(json_build_object('field', l.field, 'value', l.value, 'pending_value', l.pending_value,
       'pending_at', l.pending_at)) from user_limits l where l.user_id = ${user}), '[]'::json))`);
 }
 
-/** Players excluded now: by themselves (in force) or on the national list (the admin list's `excluded` filter). */
+/**
+ * Players excluded now: by themselves (in force) or on the national list (the admin list's
+ * `excluded` filter). Listing is read from player_standing, where SQL derives it
+ * (db/functions/player_standing_refresh.sql), as the check of a stake reads it.
+ */
 export function excludedNow(user: SQL): SQL {
   return sql`(exists (select 1 from self_exclusions x where x.user_id = ${user} and (x.permanent or x.until > now()))
-    or exists (select 1 from user_identities i join national_exclusions n on n.cpf = i.cpf where i.user_id = ${user}))`;
+    or exists (select 1 from player_standing s where s.user_id = ${user} and s.listed))`;
 }
 
 const Limit = Type.Union([Type.Number(), Type.Null()]);

@@ -111,8 +111,8 @@ export async function endGameSessions(tx: Db, userId: number): Promise<void> {
   await tx.execute(sql`update game_sessions set expires_at = now() where user_id = ${userId} and expires_at > now()`);
 }
 
-/** Whether the player's CPF is on the national list. */
+/** Whether the player's CPF is on the national list, as player_standing holds it (db/functions/player_standing_refresh.sql). */
 export async function isListed(db: Db, userId: number): Promise<boolean> {
-  const row = await one(db, sql`select 1 from user_identities i join national_exclusions n on n.cpf = i.cpf where i.user_id = ${userId}`);
+  const row = await one(db, sql`select 1 from player_standing s where s.user_id = ${userId} and s.listed`);
   return row !== undefined;
 }
