@@ -110,9 +110,3 @@ export async function insertExclusion(tx: Db, userId: number, until: Date | null
 export async function endGameSessions(tx: Db, userId: number): Promise<void> {
   await tx.execute(sql`update game_sessions set expires_at = now() where user_id = ${userId} and expires_at > now()`);
 }
-
-/** Whether the player's CPF is on the national list, as player_standing holds it (db/functions/player_standing_refresh.sql). */
-export async function isListed(db: Db, userId: number): Promise<boolean> {
-  const row = await one(db, sql`select 1 from player_standing s where s.user_id = ${userId} and s.listed`);
-  return row !== undefined;
-}
