@@ -89,6 +89,28 @@ describe('a PostgreSQL database that goes away under load and comes back', { ski
     return rows[0]!.n;
   }
 
+  /**
+   * Refuses new connections and ends every one the database has, until none is left: a connection
+   * that passed its start-up check just before the refusal (the app's listening connection comes
+   * back 250 ms after each loss) shows in pg_stat_activity only a moment later, and a terminated
+   * one stays there until its process has said goodbye to the client. Answers how many it ended.
+   */
+  async function refuseAll(): Promise<number> {
+    await server.query(`alter database ${name} allow_connections false`);
+    let ended = 0;
+    for (let quiet = 0; quiet < 3; ) {
+      const { rows } = await server.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = $1`, [name]);
+      if (rows[0]!.n > 0) {
+        quiet = 0;
+        ended += await terminateAll();
+      } else {
+        quiet += 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return ended;
+  }
+
   test(
     'while it is unreachable /ready and every request are 503 in the contract shape; nothing is half-written; it serves again by itself',
     { timeout: 300_000 },
@@ -166,8 +188,7 @@ describe('a PostgreSQL database that goes away under load and comes back', { ski
       }
 
       // Then no connection at all: the database refuses new ones and loses the ones it had.
-      await server.query(`alter database ${name} allow_connections false`);
-      terminated += await terminateAll();
+      terminated += await refuseAll();
       phase = 'refusing';
       const duringOutage = await probe();
       markRefusing();
