@@ -98,7 +98,7 @@ describe('a PostgreSQL database that goes away under load and comes back', { ski
   async function refuseAll(): Promise<number> {
     await server.query(`alter database ${name} allow_connections false`);
     let ended = 0;
-    for (let quiet = 0; quiet < 3; ) {
+    for (let quiet = 0; quiet < 3;) {
       const { rows } = await server.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = $1`, [name]);
       if (rows[0]!.n > 0) {
         quiet = 0;
