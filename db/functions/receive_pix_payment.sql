@@ -16,7 +16,7 @@
 -- 'not_payable': the caller said credit, but pay_topup refused (the top-up changed since it was
 --   read): nothing recorded; read it again, decide again, call again.
 -- 'stale': the settings versions passed are no longer in force: nothing recorded; call again.
--- 'unknown': no charge of ours has that txid: nothing recorded.
+-- 'unknown': no charge of this method has that txid: nothing recorded.
 create or replace function receive_pix_payment(
   p_method_id bigint,
   p_gateway text,
@@ -52,7 +52,9 @@ create or replace function receive_pix_payment(
 declare
   v_paid record;
 begin
-  select t.id into topup_id from topups t where t.gateway = p_gateway and t.gateway_payment_id = p_txid;
+  -- A charge of another method is none of this method's (the payment's key to its top-up names both).
+  select t.id into topup_id from topups t
+    where t.gateway = p_gateway and t.gateway_payment_id = p_txid and t.payment_method_id = p_method_id;
   if not found then
     outcome := 'unknown';
     return;

@@ -1,4 +1,5 @@
-import { pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { foreignKey, pgTable, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../platform/db/columns.ts';
 import { paymentMethods } from '../payments/tables.ts';
 import { topups } from '../topups/tables.ts';
@@ -20,13 +21,10 @@ export const pixPayments = pgTable(
   {
     id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
     endToEndId: text('end_to_end_id').notNull(),
-    paymentMethodId: int8('payment_method_id')
-      .notNull()
-      .references(() => paymentMethods.id, { onDelete: 'restrict' }),
+    // The top-up's method: the composite key below holds both (migration 20261201090000).
+    paymentMethodId: int8('payment_method_id').notNull(),
     txid: text('txid').notNull(),
-    topupId: int8('topup_id')
-      .notNull()
-      .references(() => topups.id, { onDelete: 'restrict' }),
+    topupId: int8('topup_id').notNull(),
     amount: cents('amount').notNull(),
     paidAt: instant('paid_at').notNull(),
     payerCpf: text('payer_cpf'),
@@ -42,7 +40,17 @@ export const pixPayments = pgTable(
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
-  (table) => [unique('pix_payments_end_to_end_unique').on(table.endToEndId), unique('pix_payments_return_id_unique').on(table.returnId)],
+  (table) => [
+    unique('pix_payments_end_to_end_unique').on(table.endToEndId),
+    uniqueIndex('pix_payments_return_id_unique')
+      .on(table.returnId)
+      .where(sql`return_id is not null`),
+    foreignKey({
+      name: 'pix_payments_topup_method_fkey',
+      columns: [table.topupId, table.paymentMethodId],
+      foreignColumns: [topups.id, topups.paymentMethodId],
+    }).onDelete('restrict'),
+  ],
 );
 
 export type PixPaymentRow = typeof pixPayments.$inferSelect;

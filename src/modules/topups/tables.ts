@@ -37,6 +37,8 @@ export const topups = pgTable(
   (table) => [
     unique('topups_public_id_unique').on(table.publicId),
     unique('topups_gateway_payment_unique').on(table.gateway, table.gatewayPaymentId),
+    // What a received PIX payment's key names (pix_payments_topup_method_fkey).
+    unique('topups_id_method_unique').on(table.id, table.paymentMethodId),
   ],
 );
 
