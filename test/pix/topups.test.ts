@@ -2,7 +2,9 @@
 // the charge, notifications that are never proof, reconciliation, expiry and returns.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { PixMethods } from '../../src/modules/payments/pix-api/methods.ts';
 import { verifyLedger } from '../../src/modules/wallet/verify.ts';
+import { Keyring } from '../../src/platform/crypto.ts';
 import { useApp, type SignedIn } from '../helpers/app.ts';
 import { balanceOf, createTopup, ledgerOf, NO_GIFTS, NO_REFERRAL, putSettings, referredPlayer, type Topup } from '../wallet/helpers.ts';
 import { dynamicBrCode } from './simulator/brcode.ts';
@@ -342,6 +344,32 @@ describe('top-ups through API Pix', () => {
     assert.equal((await topupOf(player.client, unpaid.id)).status, 3);
     assert.equal((await topupOf(player.client, paidLate.id)).status, 1);
     assert.equal(await balanceOf(ctx().db, player.id), 2000n);
+  });
+
+  test('a method read again with its row unchanged keeps its client and token, even read by many at once; a changed row gets a new one', async () => {
+    const t = ctx();
+    // Rows read again on every lookup, as every lookup would after a minute.
+    const methods = new PixMethods(t.db, new Keyring(t.config.appKey), { maxAgeMs: 0 });
+    try {
+      const player = await t.player();
+      const topup = await createTopup(player.client, 5, world.methodId);
+      const issued = world.sim.tokensIssued;
+      const read = await Promise.all(Array.from({ length: 10 }, () => methods.byCode(world.code)));
+      assert.equal(new Set(read.map((method) => method!.client)).size, 1, 'one client for every concurrent reader');
+      for (const method of read) assert.equal((await method!.client.charge(topup.gateway_payment_id!)).status, 'ATIVA');
+      const again = await methods.byCode(world.code);
+      assert.equal(again!.client, read[0]!.client);
+      assert.equal(world.sim.tokensIssued, issued + 1, 'one token for all of them');
+
+      const renamed = await world.admin.client.put(`/api/admin/payment-methods/${world.methodId}`, { name: 'PSP renamed' });
+      assert.equal(renamed.status, 200, renamed.text);
+      const changed = await methods.byCode(world.code);
+      assert.notEqual(changed!.client, read[0]!.client);
+      assert.equal((await changed!.client.charge(topup.gateway_payment_id!)).status, 'ATIVA');
+      assert.equal(world.sim.tokensIssued, issued + 2, 'the new client fetched its own token');
+    } finally {
+      methods.close();
+    }
   });
 
   test('after all of the above, every balance matches its ledger and the simulator never left the spec', async () => {

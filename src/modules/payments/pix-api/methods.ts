@@ -9,7 +9,7 @@ import { openSecrets } from './secrets.ts';
 
 /** Announced when a payment method changes: every instance drops the clients it built for it. */
 export const PAYMENT_METHODS_TOPIC = 'payments:methods';
-/** Even unannounced, a client is rebuilt from its row this often (a change made by SQL, a lost message). */
+/** Even unannounced, a method's row is read again this often (a change made by SQL, a lost message); a changed row rebuilds its client. */
 const MAX_AGE_MS = 60_000;
 
 /** A payment method whose gateway speaks API Pix, with its client. */
@@ -26,6 +26,8 @@ export interface PixMethod {
 interface Entry {
   method: PixMethod | undefined;
   at: number;
+  /** The row it was built from, as read: an unchanged row keeps its client. */
+  row: string;
 }
 
 const selection = {
@@ -48,6 +50,7 @@ export class PixMethods {
   readonly #db: Db;
   readonly #keys: Keyring;
   readonly #timeoutMs: number | undefined;
+  readonly #maxAgeMs: number;
   readonly #byId = new Map<number, Entry>();
   readonly #idByCode = new Map<string, number>();
   readonly #unsubscribe: (() => void) | undefined;
@@ -60,12 +63,15 @@ export class PixMethods {
     options: {
       bus?: InvalidationBus;
       timeoutMs?: number;
+      /** How long a row is trusted before it is read again (MAX_AGE_MS; tests shorten it). */
+      maxAgeMs?: number;
       onUnusable?: (method: { id: number; code: string }, problems: Record<string, string[]>) => void;
     } = {},
   ) {
     this.#db = db;
     this.#keys = keys;
     this.#timeoutMs = options.timeoutMs;
+    this.#maxAgeMs = options.maxAgeMs ?? MAX_AGE_MS;
     this.#bus = options.bus;
     this.#onUnusable = options.onUnusable ?? (() => undefined);
     this.#unsubscribe = options.bus?.subscribe(PAYMENT_METHODS_TOPIC, () => this.forget());
@@ -114,18 +120,30 @@ export class PixMethods {
     this.forget();
   }
 
+  /** The kept entry if it is recent enough to use without reading its row again. */
   #fresh(id: number): Entry | undefined {
     const entry = this.#byId.get(id);
     if (entry === undefined) return undefined;
-    if (Date.now() - entry.at < MAX_AGE_MS && (this.#bus === undefined || this.#bus.live)) return entry;
-    entry.method?.client.close();
-    this.#byId.delete(id);
+    if (Date.now() - entry.at < this.#maxAgeMs && (this.#bus === undefined || this.#bus.live)) return entry;
     return undefined;
   }
 
+  /**
+   * Keeps what the row read now gives. A row as it was when its client was built keeps that
+   * client, its token and its connections (calls in flight on it go on); only a changed or gone
+   * row closes it. Concurrent callers that read the same row thus share one client, instead of
+   * each building one (and fetching a token) and leaving the others' connections open.
+   */
   #keep(id: number, row: RowOf | undefined): PixMethod | undefined {
+    const read = row === undefined ? '' : JSON.stringify([row.code, row.gateway, row.status, row.config, row.configSecrets, row.updatedAt]);
+    const kept = this.#byId.get(id);
+    if (kept !== undefined && kept.row === read) {
+      kept.at = Date.now();
+      return kept.method;
+    }
+    kept?.method?.client.close();
     const method = row === undefined ? undefined : this.#build(row);
-    this.#byId.set(id, { method, at: Date.now() });
+    this.#byId.set(id, { method, at: Date.now(), row: read });
     return method;
   }
 
