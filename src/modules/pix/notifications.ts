@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { safeEqual } from '../../platform/crypto.ts';
 import { NotFoundError, WebhookTokenError } from '../../platform/errors.ts';
 import { loggableError } from '../../platform/log-safety.ts';
@@ -64,7 +63,13 @@ export class PixNotifications {
     const work = Promise.allSettled(list.map((item) => this.#item(method, item, log)));
     this.#inFlight.add(work);
     void work.finally(() => this.#inFlight.delete(work));
-    const done = await Promise.race([work.then(() => true), sleep(this.#answerWithinMs, false, { ref: false })]);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<boolean>((resolve) => {
+      timer = setTimeout(resolve, this.#answerWithinMs, false).unref();
+    });
+    const done = await Promise.race([work.then(() => true), deadline]);
+    // Answered: its deadline is no longer needed (thousands a second would otherwise wait out their 4 s).
+    clearTimeout(timer);
     if (!done) log.info({ code, items: list.length }, 'PIX notification answered while its items are still being confirmed');
     return list.length;
   }
