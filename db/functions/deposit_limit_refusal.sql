@@ -4,8 +4,8 @@
 -- What counts is the window's top-ups that are paid or still pending (topup_status: an expired
 -- one no longer counts), by their creation, in São Paulo's calendar at p_now; p_amount is the
 -- new one. Answers null when it fits, otherwise the window ('daily' | 'weekly' | 'monthly')
--- with the least left, its limit and what is left, in cents. Limits in force at p_now (a
--- pending change whose time has come is in force, without a job applying it).
+-- with the least left, its limit and what is left, in cents. Limits in force at p_now
+-- (limit_in_force).
 create or replace function deposit_limit_refusal(
   p_user_id bigint,
   p_amount bigint,
@@ -23,7 +23,7 @@ declare
   v_used bigint;
 begin
   for v_limit in
-    select l.field, case when l.pending_at <= p_now then l.pending_value else l.value end as v
+    select l.field, limit_in_force(l.value, l.pending_value, l.pending_at, p_now) as v
       from user_limits l where l.user_id = p_user_id and l.field like 'deposit\_%'
       order by l.field for update
   loop

@@ -7,9 +7,9 @@
 --   mandatory before play), 'loss_limit' (p_amount would take a window's net loss over its
 --   limit: period 'daily' | 'weekly' | 'monthly', the limit and what is left, in cents; the
 --   window with the least left is named).
--- Limits in force and exclusions are read at p_now (the caller's clock) from the player's row of
--- player_standing, which SQL derives from user_limits, self_exclusions, user_identities and the
--- national list in the same transaction as any change of theirs
+-- Limits in force (limit_in_force) and exclusions are read at p_now (the caller's clock) from
+-- the player's row of player_standing, which SQL derives from user_limits, self_exclusions,
+-- user_identities and the national list in the same transaction as any change of theirs
 -- (db/functions/player_standing_refresh.sql, player_standing_listed.sql). The net loss windows
 -- are read from p_balance, the player's balance row as the caller locked it (ledger_apply keeps
 -- them there, by the database's clock, as it writes them): concurrent stakes of the player wait
@@ -52,10 +52,10 @@ language sql stable as $$
               select coalesce(s.excluded_until > p_now, false) as excluded,
                   case when s.excluded_until <> 'infinity' then s.excluded_until end as excluded_until,
                   coalesce(s.listed, false) as listed,
-                  case when s.loss_daily_pending_at <= p_now then s.loss_daily_pending else s.loss_daily end as daily,
-                  case when s.loss_weekly_pending_at <= p_now then s.loss_weekly_pending else s.loss_weekly end as weekly,
-                  case when s.loss_monthly_pending_at <= p_now then s.loss_monthly_pending else s.loss_monthly end as monthly,
-                  case when s.session_minutes_pending_at <= p_now then s.session_minutes_pending else s.session_minutes end as minutes,
+                  limit_in_force(s.loss_daily, s.loss_daily_pending, s.loss_daily_pending_at, p_now) as daily,
+                  limit_in_force(s.loss_weekly, s.loss_weekly_pending, s.loss_weekly_pending_at, p_now) as weekly,
+                  limit_in_force(s.loss_monthly, s.loss_monthly_pending, s.loss_monthly_pending_at, p_now) as monthly,
+                  limit_in_force(s.session_minutes, s.session_minutes_pending, s.session_minutes_pending_at, p_now) as minutes,
                   p_amount is not null and (p_balance).id is not null as staked,
                   -- A window's figure counts while the day, week (Monday) or month it names is São Paulo's current one.
                   case when (p_balance).loss_day = t.today then (p_balance).loss_day_net else 0 end as net_day,

@@ -11,10 +11,26 @@ export interface LimitRow {
   pendingAt: Date | null;
 }
 
-/** The player's limit rows; locked for the rest of the transaction when `lock`. */
-export async function limitRows(db: Db, userId: number, lock = false): Promise<LimitRow[]> {
+/** A limit row as read at an instant: what is in force then, by the one rule (db/functions/limit_in_force.sql). */
+export interface LimitState extends LimitRow {
+  inForce: bigint | null;
+  /** The pending change's time has come (then `inForce` is its value). */
+  pendingInForce: boolean;
+}
+
+/** The player's limit rows at `now`; locked for the rest of the transaction when `lock`. */
+export async function limitRows(db: Db, userId: number, now: Date, lock = false): Promise<LimitState[]> {
   const query = db
-    .select({ field: userLimits.field, value: userLimits.value, pendingValue: userLimits.pendingValue, pendingAt: userLimits.pendingAt })
+    .select({
+      field: userLimits.field,
+      value: userLimits.value,
+      pendingValue: userLimits.pendingValue,
+      pendingAt: userLimits.pendingAt,
+      inForce: sql`limit_in_force(${userLimits.value}, ${userLimits.pendingValue}, ${userLimits.pendingAt}, ${now}::timestamptz)`.mapWith(
+        userLimits.value,
+      ),
+      pendingInForce: sql<boolean>`limit_in_force(false, true, ${userLimits.pendingAt}, ${now}::timestamptz)`,
+    })
     .from(userLimits)
     .where(eq(userLimits.userId, userId));
   return lock ? query.for('update') : query;

@@ -14,6 +14,7 @@ import {
   playRefusal,
   writeLimit,
   type LimitRow,
+  type LimitState,
 } from './repository.ts';
 import { LIMIT_FIELDS, type LimitField } from './tables.ts';
 
@@ -29,10 +30,9 @@ export interface LimitsView {
   pending: Array<{ field: LimitField; value: bigint | null; effectiveAt: Date }>;
 }
 
-/** The limit in force at `now`: a pending change whose time has come is in force (no job needed). */
-function inForce(row: LimitRow | undefined, now: Date): bigint | null {
-  if (row === undefined) return null;
-  return row.pendingAt !== null && row.pendingAt <= now ? row.pendingValue : row.value;
+/** A change still waiting for its time (none when its time has come: it is the limit in force). */
+function waiting(row: LimitState | undefined): LimitState | undefined {
+  return row !== undefined && row.pendingAt !== null && !row.pendingInForce ? row : undefined;
 }
 
 /** The end of a self-exclusion of `period` from `now`; null: permanent. Months are calendar months (UTC). */
@@ -81,10 +81,10 @@ export class ResponsibleGambling {
 
   async limits(userId: number, db: Db = this.#ctx.db): Promise<LimitsView> {
     const now = this.#clock.now();
-    const rows = new Map((await limitRows(db, userId)).map((row) => [row.field, row]));
-    const values = Object.fromEntries(LIMIT_FIELDS.map((field) => [field, inForce(rows.get(field), now)])) as LimitsView['values'];
+    const rows = new Map((await limitRows(db, userId, now)).map((row) => [row.field, row]));
+    const values = Object.fromEntries(LIMIT_FIELDS.map((field) => [field, rows.get(field)?.inForce ?? null])) as LimitsView['values'];
     const pending = [...rows.values()]
-      .filter((row) => row.pendingAt !== null && row.pendingAt > now)
+      .filter((row) => waiting(row) !== undefined)
       .map((row) => ({ field: row.field, value: row.pendingValue, effectiveAt: row.pendingAt! }));
     return { values, pending: pending.sort((a, b) => LIMIT_FIELDS.indexOf(a.field) - LIMIT_FIELDS.indexOf(b.field)) };
   }
@@ -98,16 +98,16 @@ export class ResponsibleGambling {
     return transaction(this.#ctx.db, async (tx) => {
       await lockPlayer(tx, userId);
       const now = this.#clock.now();
-      const rows = new Map((await limitRows(tx, userId, true)).map((row) => [row.field, row]));
+      const rows = new Map((await limitRows(tx, userId, now, true)).map((row) => [row.field, row]));
       for (const [field, value] of wanted) {
         const row = rows.get(field);
-        const current = inForce(row, now);
-        const waiting = row !== undefined && row.pendingAt !== null && row.pendingAt > now ? row : undefined;
+        const current = row?.inForce ?? null;
+        const change = waiting(row);
         let next: LimitRow;
         if (value === current || current === null || (value !== null && value < current)) {
           next = { field, value, pendingValue: null, pendingAt: null };
-        } else if (waiting !== undefined && waiting.pendingValue === value) {
-          next = { field, value: current, pendingValue: value, pendingAt: waiting.pendingAt };
+        } else if (change !== undefined && change.pendingValue === value) {
+          next = { field, value: current, pendingValue: value, pendingAt: change.pendingAt };
         } else {
           next = { field, value: current, pendingValue: value, pendingAt: new Date(now.getTime() + RAISE_DELAY_MS) };
         }
