@@ -58,8 +58,8 @@ export function paymentMethodsResource(ctx: AppContext, gateways: PaymentGateway
     inUse: {
       record: 'payment method',
       keptBy: {
+        // A received PIX payment keeps its top-up, which keeps the method (migration 20261201090000).
         topups: 'has top-ups',
-        pix_payments: 'has received PIX payments',
         withdrawals: 'paid out withdrawals',
         payout_settings: 'pays withdrawals out',
       },
