@@ -82,7 +82,8 @@ const gamesResource = (regulation: Regulation) =>
     },
     search: [games.name, games.code],
     unique: [{ field: 'code', column: games.code }],
-    inUse: { record: 'game', keptBy: { draws: 'has draws', draw_bets: 'has bets' }, disable: true },
+    // A bet keeps its draw, which keeps the game (migration 20261201090100).
+    inUse: { record: 'game', keptBy: { draws: 'has draws' }, disable: true },
     values: async (body, w) => {
       const typeCode = body.type ?? w.existing?.type;
       let settings: Record<string, unknown> | undefined;

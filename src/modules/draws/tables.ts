@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
+import { foreignKey, integer, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../platform/db/columns.ts';
 import { statusCodes } from '../../platform/status.ts';
 import { games } from '../games/tables.ts';
@@ -40,30 +40,41 @@ export const draws = pgTable(
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
-  (table) => [unique('draws_game_period_unique').on(table.gameId, table.period)],
+  (table) => [
+    unique('draws_game_period_unique').on(table.gameId, table.period),
+    // What a bet's key names (draw_bets_draw_game_fkey).
+    unique('draws_id_game_unique').on(table.id, table.gameId),
+  ],
 );
 
 /** Written once by place_draw_bet; what became of a bet is its settlement or refund (same id). */
-export const drawBets = pgTable('draw_bets', {
-  id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
-  drawId: int8('draw_id')
-    .notNull()
-    .references(() => draws.id, { onDelete: 'restrict' }),
-  gameId: int8('game_id')
-    .notNull()
-    .references(() => games.id, { onDelete: 'restrict' }),
-  userId: int8('user_id')
-    .notNull()
-    .references(() => users.id, { onDelete: 'restrict' }),
-  selection: text('selection').notNull(),
-  amount: cents('amount').notNull(),
-  /** Decimal odds in hundredths, as they were when the bet was placed. */
-  odds: integer('odds').notNull(),
-  currency: text('currency').notNull(),
-  requestKey: text('request_key'),
-  requestDigest: text('request_digest'),
-  createdAt: instant('created_at').notNull().defaultNow(),
-});
+export const drawBets = pgTable(
+  'draw_bets',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    // The draw's game: the composite key below holds both (migration 20261201090100).
+    drawId: int8('draw_id').notNull(),
+    gameId: int8('game_id').notNull(),
+    userId: int8('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'restrict' }),
+    selection: text('selection').notNull(),
+    amount: cents('amount').notNull(),
+    /** Decimal odds in hundredths, as they were when the bet was placed. */
+    odds: integer('odds').notNull(),
+    currency: text('currency').notNull(),
+    requestKey: text('request_key'),
+    requestDigest: text('request_digest'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (table) => [
+    foreignKey({
+      name: 'draw_bets_draw_game_fkey',
+      columns: [table.drawId, table.gameId],
+      foreignColumns: [draws.id, draws.gameId],
+    }).onDelete('restrict'),
+  ],
+);
 
 /** One per drawn bet, id = the bet's id; status BET_STATUS.won or lost. */
 export const drawSettlements = pgTable('draw_settlements', {
