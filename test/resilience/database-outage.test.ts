@@ -189,6 +189,15 @@ describe('a PostgreSQL database that goes away under load and comes back', { ski
 
       // Then no connection at all: the database refuses new ones and loses the ones it had.
       terminated += await refuseAll();
+      // A session is served from memory while the instance's invalidation bus is live (the cache
+      // can miss nothing then), and the instance learns that its listening connection is gone
+      // when it reads the termination: on a loaded machine that can come after the database has
+      // none left. Wait (bounded) until the signed-in user is no longer served; an instance that
+      // never noticed fails the probes below.
+      const noticeBy = Date.now() + 10_000;
+      while (Date.now() < noticeBy && (await player.browser.call(running.url, 'GET', '/api/user')).status === 200) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       phase = 'refusing';
       const duringOutage = await probe();
       markRefusing();
