@@ -185,7 +185,7 @@ try {
     `${users} players, ${referrers} referrers, ${connections} connections, ${warmup} warm-up notifications, then ${rounds} rounds of ${measured} notifications and pgbench (medians)\n`,
   );
   console.log(
-    `notification → GET /pix/{e2eid} (mutual TLS) → credit + gift + referral: ${perSecond.toFixed(0)} paid top-ups/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms and database CPU ${figures.dbCpuMs.toFixed(2)} ms per payment)`,
+    `notification → GET /pix/{e2eid} (mutual TLS) → credit + gift + referral: ${perSecond.toFixed(0)} paid top-ups/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms, database CPU ${figures.dbCpuMs.toFixed(2)} ms and bench process (autocannon and simulator) CPU ${figures.benchCpuMs.toFixed(2)} ms per payment)`,
   );
   console.log(`pgbench -b tpcb-like:                                                   ${pgbenchTps.toFixed(0)} tps`);
   console.log(

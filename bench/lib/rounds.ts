@@ -68,6 +68,8 @@ export interface AlternatedFigures {
   cpuMs: number;
   /** Database CPU per request, ms. */
   dbCpuMs: number;
+  /** This process's CPU per request, ms: the load generator, and a simulator where one runs here. */
+  benchCpuMs: number;
   pgbenchTps: number;
   share: number;
   /** Non-2xx answers, errors and timeouts of the measured rounds. */
@@ -101,7 +103,7 @@ export async function alternateWithPgbench(options: {
   // read the whole table on every operation for the rest of the run.
   await options.client.query('analyze');
   let failures = 0;
-  const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }[] = [];
+  const ours: { rate: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number; benchCpuMs: number }[] = [];
   const theirs: number[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     // pgbench goes first every other round: on this machine the second run of a round is the
@@ -109,7 +111,9 @@ export async function alternateWithPgbench(options: {
     if (round % 2 === 0) theirs.push(options.pgbench());
     const cpuBefore = await options.serverCpu();
     const dbCpuBefore = await databaseCpu(options.client);
+    const benchCpuBefore = process.cpuUsage();
     const { result, seconds } = await options.run(options.measured);
+    const benchCpu = process.cpuUsage(benchCpuBefore);
     const cpu = (await options.serverCpu()) - cpuBefore;
     const dbCpu = cpuSince(dbCpuBefore, await databaseCpu(options.client));
     failures += failed(result);
@@ -119,6 +123,7 @@ export async function alternateWithPgbench(options: {
       p99: result.latency.p99,
       cpuMs: cpu / result.requests.total / 1000,
       dbCpuMs: dbCpu / result.requests.total,
+      benchCpuMs: (benchCpu.user + benchCpu.system) / result.requests.total / 1000,
     });
     if (round % 2 === 1) theirs.push(options.pgbench());
     console.error(`round ${round}: ${ours.at(-1)!.rate.toFixed(0)} ${options.unit}/s, pgbench ${theirs.at(-1)!.toFixed(0)} tps`);
@@ -131,6 +136,7 @@ export async function alternateWithPgbench(options: {
     p99: median(ours.map((round) => round.p99)),
     cpuMs: median(ours.map((round) => round.cpuMs)),
     dbCpuMs: median(ours.map((round) => round.dbCpuMs)),
+    benchCpuMs: median(ours.map((round) => round.benchCpuMs)),
     pgbenchTps,
     share: perSecond / pgbenchTps,
     failures,

@@ -30,9 +30,8 @@ export interface NotificationHandler {
 /**
  * A PSP's notification (`POST {webhookUrl}/pix` with `{"pix": [...]}`, docs/api.md section 13).
  * It is never proof: each item is confirmed with the PSP (`GET /pix/{e2eid}`, or `GET
- * /cob/{txid}` for an item that names only its charge) and only the PSP's answer is acted on;
- * an endToEndId already acted on needs no question. The answer is 200 whatever the items say,
- * after at most ANSWER_WITHIN_MS.
+ * /cob/{txid}` for an item that names only its charge) and only the PSP's answer is acted on,
+ * once per endToEndId. The answer is 200 whatever the items say, after at most ANSWER_WITHIN_MS.
  */
 export class PixNotifications {
   readonly #methods: PixMethods;
@@ -92,13 +91,10 @@ export class PixNotifications {
   async #payment(method: PixMethod, item: NotificationItem, log: Logger): Promise<void> {
     const { endToEndId, txid } = item;
     if (typeof endToEndId === 'string' && END_TO_END_ID.test(endToEndId)) {
-      // A replay (or one of twenty copies) costs one lookup; news of a return is worth a question.
-      // The lookup also reads the top-up of the txid the item claims: never trusted, only used
-      // if the PSP's answer names the same txid.
+      // Only the PSP's answer is acted on, so it is asked first; the statement that records the
+      // payment says whether it was acted on before (a replay moves nothing). An item that
+      // reports a return is most likely about a payment recorded before: it is looked up first.
       const unrecorded = item.devolucoes === undefined;
-      const claimedTxid = typeof txid === 'string' && TXID.test(txid) ? txid : undefined;
-      const notified = unrecorded ? await this.#receipts.notified(method, endToEndId, claimedTxid) : undefined;
-      if (notified?.recorded === true) return;
       let confirmed;
       try {
         confirmed = await method.client.payment(endToEndId);
@@ -109,7 +105,7 @@ export class PixNotifications {
         }
         throw error;
       }
-      await this.#receipts.settle(method, confirmed, log, { unrecorded, readAhead: notified?.topup });
+      await this.#receipts.settle(method, confirmed, log, { unrecorded });
       return;
     }
     if (typeof txid === 'string' && TXID.test(txid)) {

@@ -18,6 +18,15 @@ function plainCpf(value: string | undefined): string | undefined {
 }
 
 /**
+ * Whether whose money a payment is must be established before it is decided (REGULATION=br).
+ * Otherwise the verdict is `unregulated` without a question, and the rest of the disposition
+ * rule is what pay_topup's gate checks (receipts.ts credits such a payment in one statement).
+ */
+export function judgesPayer(ctx: PixContext): boolean {
+  return ctx.config.regulation === 'br';
+}
+
+/**
  * Whose money a payment the PSP confirmed is (docs/api.md section 14, "Own-account money"),
  * under REGULATION=br; `unregulated` otherwise, without a question. Compared with the CPF of
  * the player's verified identity:
@@ -35,7 +44,7 @@ export async function payerVerdict(
   payment: ReceivedPix & { txid: string },
   userId: number,
 ): Promise<PayerVerdict> {
-  if (ctx.config.regulation !== 'br') return 'unregulated';
+  if (!judgesPayer(ctx)) return 'unregulated';
   const players = await verifiedCpf(ctx.db, userId);
   if (players === undefined) return 'player_unverified';
   const named = payment.payer;

@@ -5,14 +5,11 @@ import { formatUnits } from '../../platform/money.ts';
 import type { PixMethod } from '../payments/pix-api/methods.ts';
 import type { ReceivedPix } from '../payments/pix-api/wire.ts';
 import { reportPaid, SettingsInForce } from '../topups/mark-paid.ts';
-import { paymentDisposition, type PayerVerdict } from './disposition.ts';
-import { payerVerdict } from './payer.ts';
+import { paymentDisposition, type PayerVerdict, type Refusal } from './disposition.ts';
+import { judgesPayer, payerVerdict } from './payer.ts';
 import { prepareReceivePixPayment, receivePixPayment, type ReceiveStatement } from './receive.ts';
-import { findChargedTopup, findNotified, findPixPayment, findPixPaymentById, preparePixLookups, type PixLookups } from './repository.ts';
+import { findChargedTopup, findPixPayment, findPixPaymentById, preparePixLookups, type PixLookups } from './repository.ts';
 import type { PixReturns } from './returns.ts';
-
-/** What a notification's item finds before the PSP is asked (PixReceipts.notified). */
-export type Notified = Awaited<ReturnType<typeof findNotified>>;
 
 /** What became of a confirmed payment. */
 export type Settled = 'credited' | 'returned' | 'replayed' | 'not_ours';
@@ -42,27 +39,16 @@ export class PixReceipts {
   }
 
   /**
-   * As a notification's item arrives: whether its payment was already acted on (a replayed
-   * notification needs no question to the PSP), and, read in the same round trip, the top-up of
-   * the txid the item claims, which `settle` uses if the PSP's answer names that txid.
+   * `unrecorded`: the payment is most likely new (a notification's item that reports no return),
+   * so it is not looked up first; one recorded after all is answered 'replayed' by the statement.
+   *
+   * Unless whose money it is must be judged (REGULATION=br), the first attempt credits without
+   * reading the top-up: the disposition rule (disposition.ts) then refuses only a top-up that is
+   * no longer pending or another amount, which is exactly pay_topup's gate, so a payment that may
+   * be credited is credited in one statement, and one the gate refuses (`not_payable`) is read and
+   * decided by the rule, as every payment is under regulation.
    */
-  async notified(method: PixMethod, endToEndId: string, claimedTxid: string | undefined): Promise<Notified> {
-    return findNotified(this.#lookups, endToEndId, method.gateway, claimedTxid);
-  }
-
-  /**
-   * `unrecorded`: the caller has just seen (`notified`) that the endToEndId was not acted on, so it
-   * is not looked up again; one recorded meanwhile is still answered 'replayed' by the function.
-   * `readAhead`: the top-up the caller read for a txid before the PSP answered; it stands for the
-   * first decision when the payment names that txid (a top-up that changed since is refused by the
-   * database as `not_payable`, and then read again).
-   */
-  async settle(
-    method: PixMethod,
-    payment: ReceivedPix,
-    log: Logger,
-    options: { unrecorded?: boolean; readAhead?: Notified['topup'] } = {},
-  ): Promise<Settled> {
+  async settle(method: PixMethod, payment: ReceivedPix, log: Logger, options: { unrecorded?: boolean } = {}): Promise<Settled> {
     const db = this.#ctx.db;
     const context = { paymentMethodId: method.id, endToEndId: payment.endToEndId, txid: payment.txid, amount: formatUnits(payment.amount) };
     const recorded = options.unrecorded === true ? undefined : await findPixPayment(db, payment.endToEndId);
@@ -76,53 +62,70 @@ export class PixReceipts {
       return 'not_ours';
     }
     const charged = { ...payment, txid: payment.txid };
+    if (!judgesPayer(this.#ctx)) {
+      const settled = await this.#apply(method, payment, undefined, log, context);
+      if (settled !== 'again') return settled;
+    }
     // Whose money it is (REGULATION=br) is asked once: the top-up's player does not change.
     let payer: PayerVerdict | undefined;
     for (let attempt = 1; attempt <= DECISION_ATTEMPTS; attempt++) {
-      const readAhead = attempt === 1 && options.readAhead?.txid === payment.txid ? options.readAhead : undefined;
-      const topup = readAhead !== undefined ? readAhead.row : await findChargedTopup(this.#lookups, method.gateway, payment.txid);
+      const topup = await findChargedTopup(this.#lookups, method.gateway, payment.txid);
       if (topup === undefined || topup.paymentMethodId !== method.id) {
         log.warn(context, 'PIX payment for a txid that is none of our charges; ignored');
         return 'not_ours';
       }
       payer ??= await payerVerdict(this.#ctx, method.client, charged, topup.userId);
       const decision = paymentDisposition(payment, topup, payer);
-      const refusal = decision.creditable ? undefined : decision.refusal;
-      const answer = await retrying(() =>
-        receivePixPayment(this.#receive, this.#settings, { methodId: method.id, gateway: method.gateway, payment, refusal }),
-      );
-      switch (answer.outcome) {
-        case 'credited':
-          // One statement on its own: it has committed by now.
-          reportPaid(this.#ctx.money, {
-            outcome: 'paid',
-            topupId: topup.id,
-            via: 'webhook',
-            amount: payment.amount,
-            gift: answer.gift!,
-            referralReward: answer.referralReward!,
-          });
-          log.info({ ...context, topupId: topup.id }, 'PIX payment credited');
-          return 'credited';
-        case 'returned':
-          log.warn({ ...context, topupId: topup.id, reason: refusal?.code }, 'PIX payment cannot be credited; returning it to the payer');
-          await this.#returns.send(answer.paymentId!, log);
-          return 'returned';
-        case 'replayed': {
-          const row = await findPixPaymentById(db, answer.paymentId!);
-          if (row !== undefined) await this.#returns.learn(row, payment.returns, log);
-          return 'replayed';
-        }
-        case 'unknown':
-          log.warn(context, 'PIX payment for a txid that is none of our charges; ignored');
-          return 'not_ours';
-        case 'not_payable':
-          // The top-up changed since it was read: read it again and decide again.
-          continue;
-        case 'stale':
-          throw new Error('receive_pix_payment answered stale after its retries');
-      }
+      const settled = await this.#apply(method, payment, decision.creditable ? undefined : decision.refusal, log, context);
+      if (settled !== 'again') return settled;
     }
     throw new Error(`The top-up of PIX payment ${payment.endToEndId} kept changing while it was decided.`);
+  }
+
+  /**
+   * One decided payment through `receive_pix_payment` (`refusal` undefined: credit it); 'again'
+   * when the top-up was not as decided (`not_payable`), which the caller reads and decides again.
+   */
+  async #apply(
+    method: PixMethod,
+    payment: ReceivedPix,
+    refusal: Refusal | undefined,
+    log: Logger,
+    context: Record<string, unknown>,
+  ): Promise<Settled | 'again'> {
+    const answer = await retrying(() =>
+      receivePixPayment(this.#receive, this.#settings, { methodId: method.id, gateway: method.gateway, payment, refusal }),
+    );
+    switch (answer.outcome) {
+      case 'credited':
+        // One statement on its own: it has committed by now.
+        reportPaid(this.#ctx.money, {
+          outcome: 'paid',
+          topupId: answer.topupId!,
+          via: 'webhook',
+          amount: payment.amount,
+          gift: answer.gift!,
+          referralReward: answer.referralReward!,
+        });
+        log.info({ ...context, topupId: answer.topupId }, 'PIX payment credited');
+        return 'credited';
+      case 'returned':
+        log.warn({ ...context, topupId: answer.topupId, reason: refusal?.code }, 'PIX payment cannot be credited; returning it to the payer');
+        await this.#returns.send(answer.paymentId!, log);
+        return 'returned';
+      case 'replayed': {
+        const row = await findPixPaymentById(this.#ctx.db, answer.paymentId!);
+        if (row !== undefined) await this.#returns.learn(row, payment.returns, log);
+        return 'replayed';
+      }
+      case 'unknown':
+        log.warn(context, 'PIX payment for a txid that is none of our charges; ignored');
+        return 'not_ours';
+      case 'not_payable':
+        // The top-up is not as decided (or, credited without reading, not payable): read it and decide.
+        return 'again';
+      case 'stale':
+        throw new Error('receive_pix_payment answered stale after its retries');
+    }
   }
 }

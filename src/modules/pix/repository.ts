@@ -15,22 +15,9 @@ const chargedTopupColumns = {
   paymentMethodId: topups.paymentMethodId,
 };
 
-/**
- * The lookups every notified payment makes, as named prepared statements (parsed and planned once
- * per connection): the top-up a txid names; and, in one round trip as a notification arrives,
- * whether its endToEndId was acted on together with the top-up of the txid the notification
- * claims (read ahead of the PSP's answer, used only when the answer names the same txid).
- */
+/** The lookup a payment makes before it is decided, as a named prepared statement (parsed and planned once per connection). */
 export function preparePixLookups(db: Db) {
   return {
-    notified: db
-      .select({
-        recorded: sql<unknown>`k.recorded`,
-        topup: chargedTopupColumns,
-      })
-      .from(sql`(select (select p.id from pix_payments p where p.end_to_end_id = ${p('endToEndId')}) as recorded) k`)
-      .leftJoin(topups, and(eq(topups.gateway, p('gateway')), eq(topups.gatewayPaymentId, p('txid'))))
-      .prepare('pix_notified'),
     chargedTopup: db
       .select(chargedTopupColumns)
       .from(topups)
@@ -41,24 +28,6 @@ export function preparePixLookups(db: Db) {
 
 export type PixLookups = ReturnType<typeof preparePixLookups>;
 export type ChargedTopupRow = ChargedTopup & { paymentMethodId: number };
-
-/**
- * As a notification arrives: whether its endToEndId was acted on, and the top-up of the txid it
- * claims (`claimedTxid`; none when it claims none). One round trip for both.
- */
-export async function findNotified(
-  lookups: PixLookups,
-  endToEndId: string,
-  gateway: string,
-  claimedTxid: string | undefined,
-): Promise<{ recorded: boolean; topup: { txid: string; row: ChargedTopupRow | undefined } | undefined }> {
-  const [row] = await lookups.notified.execute({ endToEndId, gateway, txid: claimedTxid ?? null });
-  const topup = row!.topup;
-  return {
-    recorded: row!.recorded !== null,
-    topup: claimedTxid === undefined ? undefined : { txid: claimedTxid, row: topup ?? undefined },
-  };
-}
 
 /** The top-up a charge's txid names, as the disposition rule reads it. */
 export async function findChargedTopup(lookups: PixLookups, gateway: string, txid: string): Promise<ChargedTopupRow | undefined> {
