@@ -110,7 +110,10 @@ export class PixReceipts {
         log.info({ ...context, topupId: answer.topupId }, 'PIX payment credited');
         return 'credited';
       case 'returned':
-        log.warn({ ...context, topupId: answer.topupId, reason: refusal?.code }, 'PIX payment cannot be credited; returning it to the payer');
+        log.warn(
+          { ...context, topupId: answer.topupId, reason: refusal?.code },
+          'PIX payment cannot be credited; returning it to the payer',
+        );
         await this.#returns.send(answer.paymentId!, log);
         return 'returned';
       case 'replayed': {
