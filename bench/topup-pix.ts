@@ -24,6 +24,8 @@ const { values } = parseArgs({
     users: { type: 'string', default: '2000' },
     referrers: { type: 'string', default: '200' },
     connections: { type: 'string', default: '20' },
+    // The server's DATABASE_POOL_SIZE: its default, 10, unless given (docs/benchmarks.md measures 4 beside it).
+    pool: { type: 'string', default: '10' },
     ...PGBENCH_OPTIONS,
   },
 });
@@ -35,6 +37,7 @@ const warmup = count('warmup');
 const users = count('users');
 const referrers = count('referrers');
 const connections = count('connections');
+const pool = count('pool');
 const rounds = count('rounds');
 const APP_KEY = randomBytes(32);
 const AMOUNT_CENTS = 5000n;
@@ -52,7 +55,12 @@ const server = await startServer({
   databaseUrl: database.databaseUrl,
   dataDir: database.dataDir,
   // Reconciliation off: every credit of the run comes from a notification.
-  env: { APP_KEY: `base64:${APP_KEY.toString('base64')}`, PIX_RECONCILE_S: '0', PIX_PAYOUT_RECONCILE_S: '0' },
+  env: {
+    APP_KEY: `base64:${APP_KEY.toString('base64')}`,
+    PIX_RECONCILE_S: '0',
+    PIX_PAYOUT_RECONCILE_S: '0',
+    DATABASE_POOL_SIZE: String(pool),
+  },
   execArgv: process.env.CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`],
 });
 let failed = false;
@@ -182,7 +190,7 @@ try {
 
   console.log(`paid top-ups through pix-api on ${database.label}`);
   console.log(
-    `${users} players, ${referrers} referrers, ${connections} connections, ${warmup} warm-up notifications, then ${rounds} rounds of ${measured} notifications and pgbench (medians)\n`,
+    `${users} players, ${referrers} referrers, ${connections} connections, a pool of ${pool} database connections, ${warmup} warm-up notifications, then ${rounds} rounds of ${measured} notifications and pgbench (medians)\n`,
   );
   console.log(
     `notification → GET /pix/{e2eid} (mutual TLS) → credit + gift + referral: ${perSecond.toFixed(0)} paid top-ups/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms, database CPU ${figures.dbCpuMs.toFixed(2)} ms and bench process (autocannon and simulator) CPU ${figures.benchCpuMs.toFixed(2)} ms per payment)`,
