@@ -86,6 +86,22 @@ describe('REGULATION=br: an API Pix top-up is credited only from the player’s 
     );
   });
 
+  test('standard PSP: a replayed notification of a credited PIX is looked up, not judged again: no GET /pix?cpf=, nothing moves', async () => {
+    const t = ctx();
+    const who = await player(t, standard);
+    const topup = await createTopup(who.client, 25, standard.methodId);
+    const payment = standard.sim.pay(topup.gateway_payment_id!, { cpf: who.cpf, name: who.fullName });
+    assert.equal((await notify(t, standard.sim, [payment.endToEndId])).status, 200);
+    standard.sim.calls.length = 0;
+    assert.equal((await notify(t, standard.sim, [payment.endToEndId])).status, 200);
+    assert.equal(listQueries(standard), 0, 'whose money it is was not asked again');
+    assert.equal(await balanceOf(t.db, who.id), 2500n);
+    assert.deepEqual(
+      (await pixPaymentsOf(t, topup.id)).map((row) => row.outcome),
+      ['credited'],
+    );
+  });
+
   test('reconciliation alone: a third party’s PIX is returned once, the player’s own credited once', async () => {
     const t = ctx();
     const who = await player(t, standard);

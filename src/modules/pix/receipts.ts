@@ -40,7 +40,8 @@ export class PixReceipts {
 
   /**
    * `unrecorded`: the payment is most likely new (a notification's item that reports no return),
-   * so it is not looked up first; one recorded after all is answered 'replayed' by the statement.
+   * so it is not looked up first unless regulated; one recorded after all is answered 'replayed'
+   * by the statement.
    *
    * Unless whose money it is must be judged (REGULATION=br), the first attempt credits without
    * reading the top-up: the disposition rule (disposition.ts) then refuses only a top-up that is
@@ -51,7 +52,9 @@ export class PixReceipts {
   async settle(method: PixMethod, payment: ReceivedPix, log: Logger, options: { unrecorded?: boolean } = {}): Promise<Settled> {
     const db = this.#ctx.db;
     const context = { paymentMethodId: method.id, endToEndId: payment.endToEndId, txid: payment.txid, amount: formatUnits(payment.amount) };
-    const recorded = options.unrecorded === true ? undefined : await findPixPayment(db, payment.endToEndId);
+    // Under regulation a replay is looked up first all the same: deciding it may take a question to the PSP (payer.ts).
+    const regulated = judgesPayer(this.#ctx);
+    const recorded = options.unrecorded === true && !regulated ? undefined : await findPixPayment(db, payment.endToEndId);
     if (recorded !== undefined) {
       await this.#returns.learn(recorded, payment.returns, log);
       return 'replayed';
@@ -62,7 +65,7 @@ export class PixReceipts {
       return 'not_ours';
     }
     const charged = { ...payment, txid: payment.txid };
-    if (!judgesPayer(this.#ctx)) {
+    if (!regulated) {
       const settled = await this.#apply(method, payment, undefined, log, context);
       if (settled !== 'again') return settled;
     }
