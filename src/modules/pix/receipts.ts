@@ -1,4 +1,3 @@
-import { retrying } from '../../platform/db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PixContext } from './context.ts';
 import { formatUnits } from '../../platform/money.ts';
@@ -7,7 +6,7 @@ import type { ReceivedPix } from '../payments/pix-api/wire.ts';
 import { reportPaid, SettingsInForce } from '../topups/mark-paid.ts';
 import { paymentDisposition, type PayerVerdict, type Refusal } from './disposition.ts';
 import { judgesPayer, payerVerdict } from './payer.ts';
-import { prepareReceivePixPayment, receivePixPayment, type ReceiveStatement } from './receive.ts';
+import { PixReceiver } from './receive.ts';
 import { findChargedTopup, findPixPayment, findPixPaymentById, preparePixLookups, type PixLookups } from './repository.ts';
 import type { PixReturns } from './returns.ts';
 
@@ -26,16 +25,14 @@ const DECISION_ATTEMPTS = 3;
 export class PixReceipts {
   readonly #ctx: PixContext;
   readonly #returns: PixReturns;
-  readonly #receive: ReceiveStatement;
-  readonly #settings: SettingsInForce;
+  readonly #receiver: PixReceiver;
   readonly #lookups: PixLookups;
 
   constructor(ctx: PixContext, returns: PixReturns) {
     this.#ctx = ctx;
     this.#returns = returns;
-    this.#receive = prepareReceivePixPayment(ctx.db);
     this.#lookups = preparePixLookups(ctx.db);
-    this.#settings = new SettingsInForce(ctx.db, ctx.config.regulation);
+    this.#receiver = new PixReceiver(ctx.db, new SettingsInForce(ctx.db, ctx.config.regulation));
   }
 
   /**
@@ -96,9 +93,7 @@ export class PixReceipts {
     log: Logger,
     context: Record<string, unknown>,
   ): Promise<Settled | 'again'> {
-    const answer = await retrying(() =>
-      receivePixPayment(this.#receive, this.#settings, { methodId: method.id, gateway: method.gateway, payment, refusal }),
-    );
+    const answer = await this.#receiver.receive({ methodId: method.id, gateway: method.gateway, payment, refusal });
     switch (answer.outcome) {
       case 'credited':
         // One statement on its own: it has committed by now.

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db/client.ts';
+import { Coalescer } from '../../platform/coalesce.ts';
+import { retrying, type Db } from '../../platform/db/client.ts';
 import { outcomeColumn, resultColumn } from '../../platform/db/function-calls.ts';
 import type { ReceivedPix } from '../payments/pix-api/wire.ts';
 import type { SettingsInForce } from '../topups/mark-paid.ts';
@@ -53,6 +54,37 @@ export function returnIdOf(endToEndId: string): string {
 /** A settings change between reading and applying makes the function answer `stale`; each retry reads again. */
 const SETTINGS_ATTEMPTS = 5;
 
+export interface ReceiveInput {
+  methodId: number;
+  gateway: string;
+  payment: ReceivedPix;
+  refusal: Refusal | undefined;
+}
+
+type Settings = Awaited<ReturnType<SettingsInForce['get']>>;
+
+/** One payment's arguments besides the settings versions, as both statements take them. */
+function argumentsOf(input: ReceiveInput, { topup, referral }: Settings) {
+  const { payment, refusal } = input;
+  return {
+    methodId: input.methodId,
+    gateway: input.gateway,
+    endToEndId: payment.endToEndId,
+    txid: payment.txid,
+    amount: payment.amount,
+    paidAt: payment.at.toISOString(),
+    payerCpf: payment.payer?.cpf ?? null,
+    payerCnpj: payment.payer?.cnpj ?? null,
+    payerName: payment.payer?.name ?? null,
+    refusal: refusal?.code ?? null,
+    refusalText: refusal?.text ?? null,
+    returnId: returnIdOf(payment.endToEndId),
+    giftFirst: giftAmount(topup.settings, payment.amount, true),
+    giftLater: giftAmount(topup.settings, payment.amount, false),
+    referralReward: referralTopupReward(referral.settings, payment.amount),
+  };
+}
+
 /**
  * Applies one decided payment: the settings' rules computed here (rewards.ts), the gates in the
  * database. Answers the function's row for every outcome but `stale`, which it retries.
@@ -60,33 +92,107 @@ const SETTINGS_ATTEMPTS = 5;
 export async function receivePixPayment(
   statement: ReceiveStatement,
   settingsInForce: SettingsInForce,
-  input: { methodId: number; gateway: string; payment: ReceivedPix; refusal: Refusal | undefined },
+  input: ReceiveInput,
 ): Promise<ReceiveAnswer> {
-  const { payment, refusal } = input;
   for (let attempt = 1; attempt <= SETTINGS_ATTEMPTS; attempt++) {
     const seen = settingsInForce.get();
-    const { topup, referral } = await seen;
+    const settings = await seen;
     const [row] = await statement.execute({
-      methodId: input.methodId,
-      gateway: input.gateway,
-      endToEndId: payment.endToEndId,
-      txid: payment.txid,
-      amount: payment.amount,
-      paidAt: payment.at.toISOString(),
-      payerCpf: payment.payer?.cpf ?? null,
-      payerCnpj: payment.payer?.cnpj ?? null,
-      payerName: payment.payer?.name ?? null,
-      refusal: refusal?.code ?? null,
-      refusalText: refusal?.text ?? null,
-      returnId: returnIdOf(payment.endToEndId),
-      topupSettingsId: topup.id,
-      referralSettingsId: referral.id,
-      giftFirst: giftAmount(topup.settings, payment.amount, true),
-      giftLater: giftAmount(topup.settings, payment.amount, false),
-      referralReward: referralTopupReward(referral.settings, payment.amount),
+      ...argumentsOf(input, settings),
+      topupSettingsId: settings.topup.id,
+      referralSettingsId: settings.referral.id,
     });
     if (row!.outcome !== 'stale') return row!;
     settingsInForce.replaced(seen);
   }
-  throw new Error(`Top-up settings kept changing while receiving PIX payment ${payment.endToEndId}.`);
+  throw new Error(`Top-up settings kept changing while receiving PIX payment ${input.payment.endToEndId}.`);
+}
+
+/**
+ * `receive_pix_payment` over a batch, in one statement and so one transaction: each payment is
+ * still its own call of the function, with its own gates and keys, in the batch's order
+ * (`ordinality`: a lateral call runs once per row of the list, in the list's order).
+ */
+export function prepareReceivePixPayments(db: Db) {
+  return db
+    .select({ ...result, ordinal: sql`i_ordinal`.mapWith(Number) })
+    .from(
+      sql`rows from (jsonb_to_recordset(${p('payments')}::jsonb) as (
+          "methodId" bigint, gateway text, "endToEndId" text, txid text, amount bigint, "paidAt" timestamptz, "payerCpf" text,
+          "payerCnpj" text, "payerName" text, refusal text, "refusalText" text, "returnId" text, "giftFirst" bigint,
+          "giftLater" bigint, "referralReward" bigint))
+        with ordinality as i(i_method_id, i_gateway, i_end_to_end_id, i_txid, i_amount, i_paid_at, i_payer_cpf, i_payer_cnpj,
+          i_payer_name, i_refusal, i_refusal_text, i_return_id, i_gift_first, i_gift_later, i_referral_reward, i_ordinal),
+        lateral receive_pix_payment(i_method_id, i_gateway, i_end_to_end_id, i_txid, i_amount, i_paid_at, i_payer_cpf,
+          i_payer_cnpj, i_payer_name, i_refusal, i_refusal_text, i_return_id, ${p('topupSettingsId')}::bigint,
+          ${p('referralSettingsId')}::bigint, i_gift_first, i_gift_later, i_referral_reward,
+          ${topupStatusCodes('pending', 'paid', 'expired', 'returned')})`,
+    )
+    .prepare('receive_pix_payments');
+}
+
+export type ReceiveBatchStatement = ReturnType<typeof prepareReceivePixPayments>;
+
+/** Payments in one batch at most: its statement holds each one's rows until all are written. */
+const MAX_BATCH = 32;
+
+/**
+ * Where decided payments are applied. A payment that arrives while others are being written
+ * waits for them and goes in the next batch, one statement for all (src/platform/coalesce.ts):
+ * under load a commit and a round trip serve many payments, and alone a payment goes at once,
+ * through the one-payment statement. A batch that fails as a whole (an error in one payment
+ * rolls back the statement), or whose settings were replaced, is applied again one payment at
+ * a time, so each payment's outcome is its own.
+ */
+export class PixReceiver {
+  readonly #one: ReceiveStatement;
+  readonly #batch: ReceiveBatchStatement;
+  readonly #settings: SettingsInForce;
+  readonly #coalescer: Coalescer<ReceiveInput, ReceiveAnswer>;
+
+  constructor(db: Db, settings: SettingsInForce) {
+    this.#one = prepareReceivePixPayment(db);
+    this.#batch = prepareReceivePixPayments(db);
+    this.#settings = settings;
+    this.#coalescer = new Coalescer((inputs) => this.#apply(inputs), { maxItems: MAX_BATCH });
+  }
+
+  /** Applies one decided payment (its row for every outcome but `stale`). */
+  receive(input: ReceiveInput): Promise<ReceiveAnswer> {
+    return this.#coalescer.submit(input);
+  }
+
+  async #apply(inputs: ReceiveInput[]): Promise<PromiseSettledResult<ReceiveAnswer>[]> {
+    const answers: (ReceiveAnswer | undefined)[] = inputs.length > 1 ? await this.#together(inputs) : [];
+    return Promise.allSettled(
+      inputs.map(async (input, index) => answers[index] ?? (await retrying(() => receivePixPayment(this.#one, this.#settings, input)))),
+    );
+  }
+
+  /** The batch in one statement: each payment's answer, or none for all when it must go again one at a time. */
+  async #together(inputs: ReceiveInput[]): Promise<(ReceiveAnswer | undefined)[]> {
+    const seen = this.#settings.get();
+    const settings = await seen;
+    let rows;
+    try {
+      rows = await this.#batch.execute({
+        payments: JSON.stringify(
+          inputs.map((input) => argumentsOf(input, settings)),
+          (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+        ),
+        topupSettingsId: settings.topup.id,
+        referralSettingsId: settings.referral.id,
+      });
+    } catch {
+      // Nothing of the batch was written; each payment's own statement says what is wrong with it.
+      return [];
+    }
+    // A stale answer wrote nothing for its payment: that one goes again on its own, with the settings read again.
+    const answers: (ReceiveAnswer | undefined)[] = [];
+    for (const { ordinal, ...row } of rows) {
+      if (row.outcome === 'stale') this.#settings.replaced(seen);
+      else answers[ordinal - 1] = row;
+    }
+    return answers;
+  }
 }
