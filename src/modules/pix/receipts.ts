@@ -93,7 +93,7 @@ export class PixReceipts {
     log: Logger,
     context: Record<string, unknown>,
   ): Promise<Settled | 'again'> {
-    const answer = await this.#receiver.receive({ methodId: method.id, gateway: method.gateway, payment, refusal });
+    const answer = await this.#receiver.receive({ methodId: method.id, gateway: method.gateway, payment, refusal }, log);
     switch (answer.outcome) {
       case 'credited':
         // One statement on its own: it has committed by now.

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { Coalescer } from '../../platform/coalesce.ts';
 import { retrying, type Db } from '../../platform/db/client.ts';
+import { loggableError } from '../../platform/log-safety.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { outcomeColumn, resultColumn } from '../../platform/db/function-calls.ts';
 import type { ReceivedPix } from '../payments/pix-api/wire.ts';
 import type { SettingsInForce } from '../topups/mark-paid.ts';
@@ -148,43 +150,48 @@ export class PixReceiver {
   readonly #one: ReceiveStatement;
   readonly #batch: ReceiveBatchStatement;
   readonly #settings: SettingsInForce;
-  readonly #coalescer: Coalescer<ReceiveInput, ReceiveAnswer>;
+  readonly #coalescer: Coalescer<{ input: ReceiveInput; log: Logger }, ReceiveAnswer>;
 
   constructor(db: Db, settings: SettingsInForce) {
     this.#one = prepareReceivePixPayment(db);
     this.#batch = prepareReceivePixPayments(db);
     this.#settings = settings;
-    this.#coalescer = new Coalescer((inputs) => this.#apply(inputs), { maxItems: MAX_BATCH });
+    this.#coalescer = new Coalescer((items) => this.#apply(items), { maxItems: MAX_BATCH });
   }
 
-  /** Applies one decided payment (its row for every outcome but `stale`). */
-  receive(input: ReceiveInput): Promise<ReceiveAnswer> {
-    return this.#coalescer.submit(input);
+  /** Applies one decided payment (its row for every outcome but `stale`); `log` hears of its batch's failure. */
+  receive(input: ReceiveInput, log: Logger): Promise<ReceiveAnswer> {
+    return this.#coalescer.submit({ input, log });
   }
 
-  async #apply(inputs: ReceiveInput[]): Promise<PromiseSettledResult<ReceiveAnswer>[]> {
-    const answers: (ReceiveAnswer | undefined)[] = inputs.length > 1 ? await this.#together(inputs) : [];
+  async #apply(items: { input: ReceiveInput; log: Logger }[]): Promise<PromiseSettledResult<ReceiveAnswer>[]> {
+    const answers = items.length > 1 ? await this.#together(items) : [];
     return Promise.allSettled(
-      inputs.map(async (input, index) => answers[index] ?? (await retrying(() => receivePixPayment(this.#one, this.#settings, input)))),
+      items.map(async ({ input }, index) => answers[index] ?? (await retrying(() => receivePixPayment(this.#one, this.#settings, input)))),
     );
   }
 
-  /** The batch in one statement: each payment's answer, or none for all when it must go again one at a time. */
-  async #together(inputs: ReceiveInput[]): Promise<(ReceiveAnswer | undefined)[]> {
+  /** The batch in one statement: each payment's answer, or none where it must go again on its own. */
+  async #together(items: { input: ReceiveInput; log: Logger }[]): Promise<(ReceiveAnswer | undefined)[]> {
     const seen = this.#settings.get();
     const settings = await seen;
     let rows;
     try {
       rows = await this.#batch.execute({
         payments: JSON.stringify(
-          inputs.map((input) => argumentsOf(input, settings)),
+          items.map(({ input }) => argumentsOf(input, settings)),
           (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
         ),
         topupSettingsId: settings.topup.id,
         referralSettingsId: settings.referral.id,
       });
-    } catch {
-      // Nothing of the batch was written; each payment's own statement says what is wrong with it.
+    } catch (error) {
+      // The statement rolled back: nothing of the batch was written. Each payment's own
+      // statement then says which one was wrong (a deadlock with another batch is tried again).
+      items[0]!.log.warn(
+        { err: loggableError(error), payments: items.map(({ input }) => input.payment.endToEndId) },
+        'PIX payments written together failed as one; writing each on its own',
+      );
       return [];
     }
     // A stale answer wrote nothing for its payment: that one goes again on its own, with the settings read again.
