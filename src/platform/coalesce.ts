@@ -4,7 +4,8 @@
  * timer, and under load each batch holds what queued during the one before. A database statement
  * per batch instead of per request saves a round trip and a commit a request.
  *
- * One batch runs at a time: two running together could take the same rows in opposite orders.
+ * One batch runs at a time: a batch then holds what queued while the last one ran, so the busier
+ * the caller, the fuller the batches (up to `maxItems`).
  */
 export class Coalescer<I, O> {
   readonly #run: (items: I[]) => Promise<PromiseSettledResult<O>[]>;

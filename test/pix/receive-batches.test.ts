@@ -5,12 +5,15 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import pino from 'pino';
 import type { ReceivedPix } from '../../src/modules/payments/pix-api/wire.ts';
-import { PixReceiver, type ReceiveInput } from '../../src/modules/pix/receive.ts';
+import { batchParameters, PixReceiver, prepareReceivePixPayments, type ReceiveInput } from '../../src/modules/pix/receive.ts';
 import { SettingsInForce } from '../../src/modules/topups/mark-paid.ts';
 import { rows } from '../../src/platform/db/client.ts';
 import { useApp, type TestApp } from '../helpers/app.ts';
+import { backend } from '../helpers/database.ts';
+import { fund } from '../withdrawals/helpers.ts';
 import { balanceOf, createTopup, ledgerOf, NO_GIFTS, NO_REFERRAL, putSettings, referredPlayer, type Topup } from '../wallet/helpers.ts';
 
 /** The sandbox method: receive_pix_payment finds a top-up by its method, gateway and txid, whichever gateway made it. */
@@ -181,4 +184,54 @@ describe('PIX payments written together', () => {
       await putSettings(admin.client, 'topup', NO_GIFTS);
     }
   });
+
+  test(
+    'a batch locks the balances it may credit in id order first, so a transaction that locks them in that order never meets it in a cycle',
+    { skip: backend !== 'postgres' && 'needs PostgreSQL: two transactions at once' },
+    async () => {
+      const t = ctx();
+      const admin = await t.withRole('super-admin');
+      await putSettings(admin.client, 'referral', { bonus: 0, topped_up_bonus: 2, topped_up_bonus_rate: 1 });
+      const other = new pg.Client({ connectionString: t.database.url });
+      await other.connect();
+      try {
+        // The referrer signed up first: its balance has the lower id.
+        const referrer = await t.player();
+        const player = await referredPlayer(t, referrer.id);
+        await fund(t, referrer.id, 100n);
+        await fund(t, player.id, 100n);
+        const topup = await createTopup(player.client, 10);
+        const settings = await new SettingsInForce(t.db).get();
+
+        // Another transaction takes the referrer's balance, as settle_draw would: lowest id first.
+        await other.query('begin');
+        await other.query('select 1 from balances where user_id = $1 for update', [referrer.id]);
+        // Sent now (drizzle runs a query when it is awaited).
+        const batch = Promise.resolve(prepareReceivePixPayments(t.db).execute(batchParameters([paymentFor(topup)], settings)));
+        // The batch waits for the referrer's balance before it has taken anything else.
+        for (let waited = 0; ; waited += 1) {
+          // Activity is read once a transaction unless cleared.
+          await other.query('select pg_stat_clear_snapshot()');
+          const waiting = await other.query(
+            `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%receive_pix_payments(%' and pid <> pg_backend_pid()`,
+          );
+          if (waiting.rowCount === 1) break;
+          assert.ok(waited < 500, 'the batch never waited for the balance');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        // The same transaction then takes the player's balance (the higher id): free, no deadlock.
+        await other.query('select 1 from balances where user_id = $1 for update', [player.id]);
+        await other.query('commit');
+
+        const [row] = await batch;
+        assert.deepEqual([row!.outcome, row!.referralReward, row!.ordinal], ['credited', 210n, 1]);
+        assert.equal(await balanceOf(t.db, player.id), 1100n);
+        assert.equal(await balanceOf(t.db, referrer.id), 310n);
+      } finally {
+        await other.query('rollback').catch(() => undefined);
+        await other.end();
+        await putSettings(admin.client, 'referral', NO_REFERRAL);
+      }
+    },
+  );
 });

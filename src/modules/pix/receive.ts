@@ -63,7 +63,7 @@ export interface ReceiveInput {
   refusal: Refusal | undefined;
 }
 
-type Settings = Awaited<ReturnType<SettingsInForce['get']>>;
+export type Settings = Awaited<ReturnType<SettingsInForce['get']>>;
 
 /** One payment's arguments besides the settings versions, as both statements take them. */
 function argumentsOf(input: ReceiveInput, { topup, referral }: Settings) {
@@ -111,29 +111,33 @@ export async function receivePixPayment(
 }
 
 /**
- * `receive_pix_payment` over a batch, in one statement and so one transaction: each payment is
- * still its own call of the function, with its own gates and keys, in the batch's order
- * (`ordinality`: a lateral call runs once per row of the list, in the list's order).
+ * `receive_pix_payments` (db/functions/receive_pix_payments.sql) as a named prepared statement:
+ * a batch of payments in one round trip and one transaction, each still its own call of
+ * `receive_pix_payment`, answered with its place in the batch (`ordinal`, from 1).
  */
 export function prepareReceivePixPayments(db: Db) {
   return db
-    .select({ ...result, ordinal: sql`i_ordinal`.mapWith(Number) })
+    .select({ ...result, ordinal: sql`ordinal`.mapWith(Number) })
     .from(
-      sql`rows from (jsonb_to_recordset(${p('payments')}::jsonb) as (
-          "methodId" bigint, gateway text, "endToEndId" text, txid text, amount bigint, "paidAt" timestamptz, "payerCpf" text,
-          "payerCnpj" text, "payerName" text, refusal text, "refusalText" text, "returnId" text, "giftFirst" bigint,
-          "giftLater" bigint, "referralReward" bigint))
-        with ordinality as i(i_method_id, i_gateway, i_end_to_end_id, i_txid, i_amount, i_paid_at, i_payer_cpf, i_payer_cnpj,
-          i_payer_name, i_refusal, i_refusal_text, i_return_id, i_gift_first, i_gift_later, i_referral_reward, i_ordinal),
-        lateral receive_pix_payment(i_method_id, i_gateway, i_end_to_end_id, i_txid, i_amount, i_paid_at, i_payer_cpf,
-          i_payer_cnpj, i_payer_name, i_refusal, i_refusal_text, i_return_id, ${p('topupSettingsId')}::bigint,
-          ${p('referralSettingsId')}::bigint, i_gift_first, i_gift_later, i_referral_reward,
-          ${topupStatusCodes('pending', 'paid', 'expired', 'returned')})`,
+      sql`receive_pix_payments(${p('payments')}::jsonb, ${p('topupSettingsId')}::bigint, ${p('referralSettingsId')}::bigint,
+        ${topupStatusCodes('pending', 'paid', 'expired', 'returned')})`,
     )
     .prepare('receive_pix_payments');
 }
 
 export type ReceiveBatchStatement = ReturnType<typeof prepareReceivePixPayments>;
+
+/** The batch statement's parameters: the payments as one JSON array (BIGINTs as text), the settings versions they were computed with. */
+export function batchParameters(inputs: ReceiveInput[], settings: Settings) {
+  return {
+    payments: JSON.stringify(
+      inputs.map((input) => argumentsOf(input, settings)),
+      (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+    ),
+    topupSettingsId: settings.topup.id,
+    referralSettingsId: settings.referral.id,
+  };
+}
 
 /** Payments in one batch at most: its statement holds each one's rows until all are written. */
 const MAX_BATCH = 32;
@@ -177,14 +181,12 @@ export class PixReceiver {
     const settings = await seen;
     let rows;
     try {
-      rows = await this.#batch.execute({
-        payments: JSON.stringify(
-          items.map(({ input }) => argumentsOf(input, settings)),
-          (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+      rows = await this.#batch.execute(
+        batchParameters(
+          items.map(({ input }) => input),
+          settings,
         ),
-        topupSettingsId: settings.topup.id,
-        referralSettingsId: settings.referral.id,
-      });
+      );
     } catch (error) {
       // The statement rolled back: nothing of the batch was written. Each payment's own
       // statement then says which one was wrong (a deadlock with another batch is tried again).
