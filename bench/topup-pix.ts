@@ -26,6 +26,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     // The server's DATABASE_POOL_SIZE: its default, 10, unless given (docs/benchmarks.md measures 4 beside it).
     pool: { type: 'string', default: '10' },
+    // `serve --workers N`: N server processes, each with its pool and its own batches of payments.
+    workers: { type: 'string', default: '1' },
     ...PGBENCH_OPTIONS,
   },
 });
@@ -38,6 +40,7 @@ const users = count('users');
 const referrers = count('referrers');
 const connections = count('connections');
 const pool = count('pool');
+const workers = count('workers');
 const rounds = count('rounds');
 const APP_KEY = randomBytes(32);
 const AMOUNT_CENTS = 5000n;
@@ -52,6 +55,7 @@ const pki = testPki();
 const sim = await PspSimulator.start({ pki, keys: [KEY], client: CLIENT });
 const database = await benchDatabase({ name: 'croupier_bench_topup_pix' });
 const server = await startServer({
+  workers,
   databaseUrl: database.databaseUrl,
   dataDir: database.dataDir,
   // Reconciliation off: every credit of the run comes from a notification.
@@ -190,7 +194,7 @@ try {
 
   console.log(`paid top-ups through pix-api on ${database.label}`);
   console.log(
-    `${users} players, ${referrers} referrers, ${connections} connections, a pool of ${pool} database connections, ${warmup} warm-up notifications, then ${rounds} rounds of ${measured} notifications and pgbench (medians)\n`,
+    `${users} players, ${referrers} referrers, ${connections} connections, ${workers} server process(es) with a pool of ${pool} database connections each, ${warmup} warm-up notifications, then ${rounds} rounds of ${measured} notifications and pgbench (medians)\n`,
   );
   console.log(
     `notification → GET /pix/{e2eid} (mutual TLS) → credit + gift + referral: ${perSecond.toFixed(0)} paid top-ups/s (p50 ${figures.p50} ms, p99 ${figures.p99} ms, server CPU ${figures.cpuMs.toFixed(2)} ms, database CPU ${figures.dbCpuMs.toFixed(2)} ms and bench process (autocannon and simulator) CPU ${figures.benchCpuMs.toFixed(2)} ms per payment)`,
