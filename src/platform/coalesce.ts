@@ -10,7 +10,7 @@
 export class Coalescer<I, O> {
   readonly #run: (items: I[]) => Promise<PromiseSettledResult<O>[]>;
   readonly #maxItems: number;
-  #queue: { item: I; resolve(value: O): void; reject(reason: unknown): void }[] = [];
+  readonly #queue: { item: I; resolve(value: O): void; reject(reason: unknown): void }[] = [];
   #running = false;
 
   /**

@@ -83,8 +83,9 @@ export class PixReceipts {
   }
 
   /**
-   * One decided payment through `receive_pix_payment` (`refusal` undefined: credit it); 'again'
-   * when the top-up was not as decided (`not_payable`), which the caller reads and decides again.
+   * One decided payment through `receive_pix_payment`, alone or in a batch (PixReceiver,
+   * receive.ts; `refusal` undefined: credit it); 'again' when the top-up was not as decided
+   * (`not_payable`), which the caller reads and decides again.
    */
   async #apply(
     method: PixMethod,

@@ -5,7 +5,7 @@ import { loggableError } from '../../platform/log-safety.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { outcomeColumn, resultColumn } from '../../platform/db/function-calls.ts';
 import type { ReceivedPix } from '../payments/pix-api/wire.ts';
-import type { SettingsInForce } from '../topups/mark-paid.ts';
+import type { PaySettings, SettingsInForce } from '../topups/mark-paid.ts';
 import { topupStatusCodes } from '../topups/repository.ts';
 import { giftAmount, referralTopupReward } from '../topups/rewards.ts';
 import { topups } from '../topups/tables.ts';
@@ -63,10 +63,8 @@ export interface ReceiveInput {
   refusal: Refusal | undefined;
 }
 
-export type Settings = Awaited<ReturnType<SettingsInForce['get']>>;
-
 /** One payment's arguments besides the settings versions, as both statements take them. */
-function argumentsOf(input: ReceiveInput, { topup, referral }: Settings) {
+function argumentsOf(input: ReceiveInput, { topup, referral }: PaySettings) {
   const { payment, refusal } = input;
   return {
     methodId: input.methodId,
@@ -128,7 +126,7 @@ export function prepareReceivePixPayments(db: Db) {
 export type ReceiveBatchStatement = ReturnType<typeof prepareReceivePixPayments>;
 
 /** The batch statement's parameters: the payments as one JSON array (BIGINTs as text), the settings versions they were computed with. */
-export function batchParameters(inputs: ReceiveInput[], settings: Settings) {
+export function batchParameters(inputs: ReceiveInput[], settings: PaySettings) {
   return {
     payments: JSON.stringify(
       inputs.map((input) => argumentsOf(input, settings)),

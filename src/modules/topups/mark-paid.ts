@@ -45,7 +45,8 @@ export type MarkPaidOutcome =
   | { outcome: 'not_payable'; topupId: number; status: number; amount: bigint }
   | { outcome: 'unknown' };
 
-interface PaySettings {
+/** The settings versions a payment is computed with, as `SettingsInForce` reads them. */
+export interface PaySettings {
   topup: { id: number; settings: TopupSettings };
   referral: { id: number; settings: ReferralSettings };
 }
