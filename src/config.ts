@@ -59,6 +59,11 @@ export interface Config {
   regulation: Regulation;
   /** Seconds between two PIX reconciliation passes on the leading instance (docs/api.md section 13); 0 turns the job off. */
   pixReconcileS: number;
+  /**
+   * Look-ups at the PSP (`GET /pix/{e2eid}`, `GET /cob/{txid}`) that notifications may make for one
+   * payment method in a minute, counted across instances (PIX_NOTIFICATION_LOOKUPS_PER_MIN).
+   */
+  pixNotificationLookupsPerMin: number;
   /** How often one instance asks the PSP about payouts still open (PIX_PAYOUT_RECONCILE_S; 0: never, tests run it by hand). */
   pixPayoutReconcileS: number;
   /** Payouts approved longer ago than this are looked up by reconciliation (PIX_PAYOUT_RECONCILE_AFTER_S). */
@@ -257,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     emailVerification: emailVerification === 'on',
     regulation: regulation as Regulation,
     pixReconcileS: integer(env, 'PIX_RECONCILE_S', 300, 0, 86400),
+    pixNotificationLookupsPerMin: integer(env, 'PIX_NOTIFICATION_LOOKUPS_PER_MIN', 6000, 1, 10000000),
     pixPayoutReconcileS: integer(env, 'PIX_PAYOUT_RECONCILE_S', 300, 0, 86400),
     pixPayoutReconcileAfterS: integer(env, 'PIX_PAYOUT_RECONCILE_AFTER_S', 600, 0, 2592000),
   };

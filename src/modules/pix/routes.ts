@@ -5,7 +5,8 @@ import { registerResource } from '../../platform/admin/resource.ts';
 import { errorResponses, MessageBody } from '../../platform/http/schemas.ts';
 import type { PixMethods } from '../payments/pix-api/methods.ts';
 import { pixPaymentsResource } from './admin-pix-payments.ts';
-import { PixNotifications } from './notifications.ts';
+import { LookupBudget } from './lookup-budget.ts';
+import { PixNotifications, warnOfMethodsWithoutToken } from './notifications.ts';
 import { PixReceipts } from './receipts.ts';
 import { PixReconciler, RECONCILE_LOCK } from './reconciliation.ts';
 import { PixReturns } from './returns.ts';
@@ -53,7 +54,7 @@ const Body = Type.Object(
 export function registerPixRoutes(app: App, ctx: AppContext, methods: PixMethods): void {
   const returns = new PixReturns(ctx, methods);
   const receipts = new PixReceipts(ctx, returns);
-  const notifications = new PixNotifications(methods, receipts);
+  const notifications = new PixNotifications(methods, receipts, new LookupBudget(ctx.limiter, ctx.config.pixNotificationLookupsPerMin));
   const reconciler = new PixReconciler(
     ctx,
     { methods, receipts, returns },
@@ -63,6 +64,7 @@ export function registerPixRoutes(app: App, ctx: AppContext, methods: PixMethods
   app.decorate('pixReconciler', reconciler);
   registerPixWebhookRoutes(app, notifications);
   registerResource(app, ctx, pixPaymentsResource);
+  app.addHook('onReady', async () => warnOfMethodsWithoutToken(methods, app.log));
   if (ctx.config.pixReconcileS > 0) app.addHook('onReady', async () => reconciler.start(ctx.config.pixReconcileS));
   app.addHook('onClose', async () => {
     await reconciler.stop();

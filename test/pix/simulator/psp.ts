@@ -219,6 +219,16 @@ export class PspSimulator {
     return `${this.#origin}/oauth/token`;
   }
 
+  /**
+   * How many `GET {basePath}/pix/{e2eid}` (one received payment) it has answered: the look-ups a
+   * receiver made, to count what a notification cost.
+   */
+  paymentLookups(): number {
+    const one = `${this.options.basePath}/pix/`;
+    return this.calls.filter((call) => call.method === 'GET' && call.path.startsWith(one) && !call.path.slice(one.length).includes('/'))
+      .length;
+  }
+
   /** The PSP's clock (tests move it forward instead of waiting). */
   now(): Date {
     return new Date(Date.now() + this.#offsetMs);
