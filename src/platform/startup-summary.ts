@@ -40,7 +40,9 @@ function hostPort(host: string, port: number): string {
 
 /**
  * One line at start: the database, DATA_DIR, migrations, workers, the draw scheduler's role,
- * Redis and the URL links point at. Credentials of the URLs stay out.
+ * Redis, the URL links point at, the modes that change what players are asked (REGULATION,
+ * EMAIL_VERIFICATION: an operator confirms them here rather than by trying), and the pid that
+ * stops the service (SIGTERM; the primary's with several workers). Credentials of the URLs stay out.
  */
 export function startupSummary(facts: StartFacts): { message: string; startup: Record<string, unknown> } {
   const { config, database, migrations, workers } = facts;
@@ -53,12 +55,16 @@ export function startupSummary(facts: StartFacts): { message: string; startup: R
     workers,
     scheduler: describeScheduler(config, database),
     redis: config.redisUrl === undefined ? 'off' : where(config.redisUrl, 6379),
+    regulation: config.regulation,
+    emailVerification: config.emailVerification ? 'on' : 'off',
+    pid: process.pid,
   };
   const applied =
     migrations.applied === 0 ? `up to date (${migrations.total})` : `${migrations.applied} applied, ${migrations.total} in total`;
   const message =
     `croupier ready at ${startup.url} (listening on ${startup.listening}); database: ${startup.database}; DATA_DIR: ${startup.dataDir}; ` +
-    `migrations: ${applied}; workers: ${workers}; draw scheduler: ${startup.scheduler}; Redis: ${startup.redis}`;
+    `migrations: ${applied}; workers: ${workers}; draw scheduler: ${startup.scheduler}; Redis: ${startup.redis}; ` +
+    `REGULATION: ${startup.regulation}; EMAIL_VERIFICATION: ${startup.emailVerification}; pid: ${startup.pid} (SIGTERM or Ctrl-C stops it)`;
   return { message, startup };
 }
 

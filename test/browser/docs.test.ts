@@ -68,8 +68,9 @@ describe('/docs in a real browser', { skip: missing }, () => {
   before(async () => {
     const port = await freePort();
     apiUrl = `http://127.0.0.1:${port}`;
-    // APP_URL is the document's server: /docs is opened there, so Try it out is same-origin.
-    app = await startApp({ APP_URL: apiUrl });
+    // Opened at 127.0.0.1 while APP_URL says localhost (the default's shape): the document's
+    // server is relative, so Try it out still sends its requests to the origin the page is on.
+    app = await startApp({ APP_URL: `http://localhost:${port}` });
     await app.app.listen({ host: '127.0.0.1', port });
     profile = mkdtempSync(join(tmpdir(), 'croupier-chromium-'));
     browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
@@ -82,7 +83,7 @@ describe('/docs in a real browser', { skip: missing }, () => {
   });
 
   test(
-    'Try it out signs in, then reads the user (200) and changes the profile (200) with the session and its CSRF token',
+    'Try it out, opened at another address than APP_URL, signs in, then reads the user (200) and changes the profile (200) with the session and its CSRF token',
     { timeout: 180_000 },
     async () => {
       const account = await app.player({ name: 'Docs Reader' });

@@ -24,7 +24,7 @@ export interface Server {
 
 export const BIN = join(import.meta.dirname, '../../bin/croupier.js');
 
-function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...extra };
 }
 

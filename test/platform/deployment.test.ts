@@ -22,9 +22,21 @@ interface Service {
   networks?: Record<string, { ipv4_address?: string } | null> | string[];
   volumes?: string[];
   command?: string[];
+  stop_grace_period?: string;
+  configs?: { source: string; target: string }[];
 }
 
-const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(read('compose.yaml'), { merge: true }) as {
+  services: Record<string, Service>;
+  configs?: Record<string, { content?: string }>;
+};
+/** Compose's duration syntax (`45s`, `1m30s`) in seconds. */
+function seconds(duration: string): number {
+  let total = 0;
+  for (const [, amount, unit] of duration.matchAll(/(\d+)(h|m|s)/g))
+    total += Number(amount) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's'];
+  return total;
+}
 const instances = Object.entries(compose.services).filter(([, service]) => service.build !== undefined);
 /** Every variable src/config.ts reads. */
 const known = new Set([...read('src/config.ts').matchAll(/\(env, '([A-Z_]+)'/g)].map((match) => match[1]));
@@ -73,6 +85,30 @@ describe('compose.yaml', () => {
     for (const [name] of instances) assert.equal(compose.services.proxy!.depends_on?.[name]?.condition, 'service_healthy');
   });
 
+  test('the instances say their regulation mode and get the 30 s docs/production.md asks for before SIGKILL', () => {
+    for (const [name, service] of instances) {
+      assert.ok(service.environment?.REGULATION, `${name} sets REGULATION`);
+      assert.ok(
+        service.stop_grace_period !== undefined && seconds(service.stop_grace_period) >= 30,
+        `${name}: stop_grace_period of 30 s or more`,
+      );
+    }
+  });
+
+  test('the instances connect as a dedicated role made without superuser rights, not as the superuser', () => {
+    const postgres = compose.services.postgres!;
+    const superuser = postgres.environment?.POSTGRES_USER ?? 'postgres';
+    for (const [name, service] of instances) {
+      const role = /^postgres:\/\/([^:@]+)/.exec(service.environment!.DATABASE_URL!)?.[1];
+      assert.ok(role !== undefined && role !== superuser, `${name} connects as ${role}, not the superuser ${superuser}`);
+      const script = postgres.configs?.find((config) => config.target.startsWith('/docker-entrypoint-initdb.d/'));
+      assert.ok(script !== undefined, 'an init script makes the role');
+      const content = compose.configs?.[script.source]?.content ?? '';
+      assert.match(content, new RegExp(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`));
+      assert.match(content, new RegExp(`CREATE DATABASE \\w+ OWNER ${role}`));
+    }
+  });
+
   test('docker-compose accepts the file (when installed)', (t) => {
     const env = {
       PATH: process.env.PATH ?? '',
@@ -80,6 +116,7 @@ describe('compose.yaml', () => {
       PAYMENT_SANDBOX_SECRET: 'secret',
       PIX_KEY: 'key',
       POSTGRES_PASSWORD: 'password',
+      CROUPIER_DB_PASSWORD: 'password',
     };
     const result = spawnSync('docker-compose', ['-f', 'compose.yaml', 'config', '--quiet'], { cwd: root, env, encoding: 'utf8' });
     if (result.error !== undefined) {

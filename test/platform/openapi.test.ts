@@ -14,9 +14,12 @@ interface Operation {
   operationId?: string;
   summary?: string;
   security?: Record<string, string[]>[];
+  tags?: string[];
 }
 
 interface Document {
+  servers?: { url: string }[];
+  tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>>;
   components: { securitySchemes?: Record<string, { type: string; in: string; name: string }> };
 }
@@ -64,6 +67,43 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(missing, [], 'operations without a summary, an operationId or a security declaration');
     const ids = operations.map((operation) => operation.operationId);
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+  });
+
+  test('the server is a relative URL, so Try it out reaches the address the document was opened at', async () => {
+    const doc = await documentOf(ctx());
+    assert.deepEqual(
+      doc.servers?.map((server) => server.url),
+      ['/'],
+    );
+  });
+
+  test('the document lists its tags in a reader’s order, each with a line: Account, the customer area, Integrations, then the admin sections', async () => {
+    const doc = await documentOf(ctx());
+    const names = (doc.tags ?? []).map((tag) => tag.name);
+    assert.equal(names[0], 'Account');
+    const integrations = names.indexOf('Integrations');
+    const firstAdmin = names.findIndex((name) => name.startsWith('Admin: '));
+    assert.ok(integrations > 0 && firstAdmin > integrations, 'Integrations after the customer area, before the admin sections');
+    assert.ok(
+      names.slice(firstAdmin).every((name) => name.startsWith('Admin: ')),
+      'the admin sections come last, together',
+    );
+    assert.deepEqual(
+      (doc.tags ?? []).filter((tag) => !tag.description?.trim()).map((tag) => tag.name),
+      [],
+      'tags without a line',
+    );
+    const used = new Set(operationsOf(doc).flatMap((operation) => operation.tags ?? []));
+    assert.deepEqual(
+      [...used].filter((tag) => !names.includes(tag)),
+      [],
+      'operations with a tag the list lacks',
+    );
+    assert.deepEqual(
+      names.filter((name) => !used.has(name)),
+      [],
+      'listed tags no operation carries',
+    );
   });
 
   test('the session cookie (named by SESSION_COOKIE) and the X-XSRF-TOKEN header are the security schemes', async () => {

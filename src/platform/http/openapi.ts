@@ -10,6 +10,7 @@ import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyContextConfig, FastifySchema } from 'fastify';
 import type { Config } from '../../config.ts';
 import { SAFE_METHODS } from './guard.ts';
+import { OPENAPI_TAGS } from './openapi-tags.ts';
 
 type SecurityRequirement = Record<string, string[]>;
 
@@ -167,6 +168,18 @@ function uniqueOperationIds(document: { paths?: Record<string, Record<string, { 
   }
 }
 
+/**
+ * The document's server as a URL relative to wherever the document was read: APP_URL's path
+ * (`/` for most), without its scheme and host. Try it out then sends requests to the address
+ * `/docs` was opened at (`127.0.0.1` or `localhost`, a proxy's name or the instance's), which is
+ * the one origin the browser lets it reach with the session's cookies; an absolute APP_URL on
+ * another of those origins was a cross-origin request the browser refused.
+ */
+export function serverOf(appUrl: string): { url: string; description: string } {
+  const path = new URL(appUrl).pathname.replace(/\/+$/, '');
+  return { url: path === '' ? '/' : path, description: `This service, at the address this document was opened at (APP_URL: ${appUrl})` };
+}
+
 export function openapiOptions(config: Config): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
@@ -177,7 +190,8 @@ export function openapiOptions(config: Config): FastifyDynamicSwaggerOptions {
           'Accounts, wallet, payments, games and administration. Sessions, CSRF, errors and the rules behind each route: docs/api.md.',
         license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
       },
-      servers: [{ url: config.appUrl }],
+      servers: [serverOf(config.appUrl)],
+      tags: [...OPENAPI_TAGS],
       components: { securitySchemes: securitySchemes(config.sessionCookie) },
     },
     transform,
