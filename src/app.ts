@@ -325,7 +325,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerStorageRoutes(app, storage);
   // Draw games (issue 10): player and admin routes (the in-house games' among them), and the
   // scheduler started when the app is ready.
-  registerDrawRoutes(app, ctx, new DrawService(ctx, clock));
+  registerDrawRoutes(app, ctx, new DrawService(ctx, clock, responsible));
   registerGameAdminRoutes(app, ctx);
   registerDrawScheduler(app, ctx, clock);
   options.extraRoutes?.(app, ctx);

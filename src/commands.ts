@@ -16,6 +16,7 @@ import { reconcile, registerWebhook } from './modules/pix/commands.ts';
 import { PasswordHasher } from './platform/auth/passwords.ts';
 import type { CommandAnswer } from './platform/command-channel.ts';
 import { Keyring } from './platform/crypto.ts';
+import { assertReadableFile, FileArgumentError, makeDirectory } from './platform/file-arguments.ts';
 import { loggableError } from './platform/log-safety.ts';
 import type { Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
@@ -142,6 +143,8 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
 
   async 'report:daily'(args, open, out) {
     const { date, dir } = reportArgs(args);
+    // Before the database: a directory that cannot be made stops the command at once.
+    await makeDirectory(dir, 0o700);
     const manifest = await migrated(open, async ({ config, database }) =>
       writeReport(await dailyReport(database.db, date, config.defaultCurrency), dir),
     );
@@ -153,6 +156,7 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
 
   async 'exclusions:import'(args, open, out) {
     const file = exclusionsFile(args);
+    await assertReadableFile(file);
     const started = Date.now();
     const { cpfs } = await migrated(open, ({ database }) => importNationalList(database.db, file));
     out.out(`National self-exclusion list imported from ${file}: ${cpfs} CPFs (${((Date.now() - started) / 1000).toFixed(1)} s).`);
@@ -258,7 +262,12 @@ function instant(option: string, raw: string, edge: 'start' | 'end'): Date {
 
 /** An expected failure's exit code and its one line; undefined for a fault (whose stack is for the operator). */
 export function expectedFailure(error: unknown): { code: number; line: string } | undefined {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof WorkersError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof WorkersError ||
+    error instanceof FileArgumentError
+  ) {
     return { code: 1, line: error.message };
   }
   if (error instanceof Error && (error.name === 'UsageError' || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_'))) {

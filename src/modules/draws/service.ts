@@ -4,11 +4,11 @@ import type { Clock } from '../../platform/clock.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { sha256 } from '../../platform/crypto.ts';
 import { isRetryable } from '../../platform/db/client.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.ts';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../platform/errors.ts';
 import { FieldCheck, formatUnits } from '../../platform/money.ts';
 import { paginate, type ListQuery, type Page } from '../../platform/pagination/list.ts';
 import type { Game } from '../games/tables.ts';
-import { refusalError } from '../limits/messages.ts';
+import { PlayRefusedError, refusalError } from '../limits/messages.ts';
 import { refusalOf, type Refusal, type RefusalReason } from '../limits/repository.ts';
 import { playerRefusal } from '../wallet/ledger.ts';
 import { drawOutcome, seedHash } from './fairness.ts';
@@ -85,6 +85,11 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The player's own gates of a bet (responsible gambling, src/modules/limits): self-excluded, listed, no limits set. */
+export interface BetGate {
+  assertMayPlay(userId: number): Promise<void>;
+}
+
 /**
  * Draw games for players and operators (docs/draws.md): what a game shows, placing a bet (one
  * database call that checks the draw is open and takes the stake), cancelling a draw with its
@@ -94,10 +99,12 @@ export class DrawService {
   readonly #ctx: AppContext;
   readonly #clock: Clock;
   readonly #place: PlaceBetStatement;
+  readonly #gate: BetGate | undefined;
 
-  constructor(ctx: AppContext, clock: Clock) {
+  constructor(ctx: AppContext, clock: Clock, gate?: BetGate) {
     this.#ctx = ctx;
     this.#clock = clock;
+    this.#gate = gate;
     this.#place = preparePlaceBet(ctx.db, ctx.config.regulation === 'br');
   }
 
@@ -138,8 +145,23 @@ export class DrawService {
    * game's settings, then one call of `place_draw_bet` that checks the draw is still open on the
    * clock, writes the bet and takes the stake. The loser of a race for the last of a balance gets
    * the 422 on `amount`; with an Idempotency-Key a retry answers the first bet.
+   *
+   * The player's gates come before anything about the game or the draw (docs/regulation.md,
+   * "Order of the gates"): a gated player is told what to do (403), not that no draw is open.
+   * `place_draw_bet` checks them in the bet's own statement once nothing else refuses, so they
+   * are asked for on their own only when the bet is refused for another reason: a bet that goes
+   * through costs no extra round trip, and a replay still answers the first bet.
    */
   async placeBet(input: BetRequest): Promise<{ bet: BetRow; replayed: boolean }> {
+    try {
+      return await this.#placeBet(input);
+    } catch (error) {
+      if (error instanceof DomainError && !(error instanceof PlayRefusedError)) await this.#gate?.assertMayPlay(input.userId);
+      throw error;
+    }
+  }
+
+  async #placeBet(input: BetRequest): Promise<{ bet: BetRow; replayed: boolean }> {
     for (let attempt = 1; attempt <= RETRIES; attempt++) {
       const { game, type, settings } = await this.#bettable(input.game);
       const check = new FieldCheck();

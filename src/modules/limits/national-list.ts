@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
 import { one, transaction, type Db } from '../../platform/db/client.ts';
+import { failureWords, FileArgumentError, isFileSystemError } from '../../platform/file-arguments.ts';
 
 /** CPFs per insert: one array parameter each, so a million lines are 20 statements. */
 const BATCH = 50_000;
@@ -19,22 +20,7 @@ export class NationalListError extends Error {
  * of array parameters (`unnest`), which both databases take alike; duplicates count once.
  */
 export async function importNationalList(db: Db, file: string): Promise<{ cpfs: number }> {
-  const batches: string[][] = [];
-  let batch: string[] = [];
-  let line = 0;
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const text of lines) {
-    line += 1;
-    const digits = text.replace(/[.\-\s]/g, '');
-    if (digits === '') continue;
-    if (!/^[0-9]{11}$/.test(digits)) throw new NationalListError(`Line ${line} of ${file} is not a CPF (11 digits).`);
-    batch.push(digits);
-    if (batch.length === BATCH) {
-      batches.push(batch);
-      batch = [];
-    }
-  }
-  if (batch.length > 0) batches.push(batch);
+  const batches = await readBatches(file);
   return transaction(
     db,
     async (tx) => {
@@ -49,4 +35,30 @@ export async function importNationalList(db: Db, file: string): Promise<{ cpfs: 
     },
     1,
   );
+}
+
+/** The file's CPFs in batches; a file that cannot be read (gone, a directory, an I/O error) is one FileArgumentError. */
+async function readBatches(file: string): Promise<string[][]> {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let line = 0;
+  try {
+    const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const text of lines) {
+      line += 1;
+      const digits = text.replace(/[.\-\s]/g, '');
+      if (digits === '') continue;
+      if (!/^[0-9]{11}$/.test(digits)) throw new NationalListError(`Line ${line} of ${file} is not a CPF (11 digits).`);
+      batch.push(digits);
+      if (batch.length === BATCH) {
+        batches.push(batch);
+        batch = [];
+      }
+    }
+  } catch (error) {
+    if (!isFileSystemError(error)) throw error;
+    throw new FileArgumentError(`Cannot read ${file}: ${failureWords(error)}.`);
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { failureWords, FileArgumentError, isFileSystemError, makeDirectory } from '../../platform/file-arguments.ts';
 import { formatUnits } from '../../platform/money.ts';
 import type { DailyReport } from './daily.ts';
 
@@ -59,19 +60,29 @@ export function reportFiles(report: DailyReport): { name: string; rows: number; 
   return files.map(([name, header, rows]) => ({ name, rows: rows.length, text: csv(header, rows) }));
 }
 
+/** Writes `bytes` to `file`; a refusal of the file system (a full disk, a read-only mount) is one FileArgumentError. */
+async function writeReportFile(file: string, bytes: Buffer | string): Promise<void> {
+  try {
+    await writeFile(file, bytes, { mode: 0o600 });
+  } catch (error) {
+    if (!isFileSystemError(error)) throw error;
+    throw new FileArgumentError(`Cannot write ${file}: ${failureWords(error)}.`);
+  }
+}
+
 /**
  * Writes the CSV files and `manifest.json` (`{"date", "files": [{"name", "rows", "sha256"}]}`)
- * into `dir`, created if missing; files of the same names are replaced. The manifest is written
- * last, so a directory with a manifest has every file it names.
+ * into `dir`, created if missing (src/platform/file-arguments.ts); files of the same names are
+ * replaced. The manifest is written last, so a directory with a manifest has every file it names.
  */
 export async function writeReport(report: DailyReport, dir: string): Promise<Manifest> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDirectory(dir, 0o700);
   const manifest: Manifest = { date: report.date, files: [] };
   for (const file of reportFiles(report)) {
     const bytes = Buffer.from(file.text, 'utf8');
-    await writeFile(join(dir, file.name), bytes, { mode: 0o600 });
+    await writeReportFile(join(dir, file.name), bytes);
     manifest.files.push({ name: file.name, rows: file.rows, sha256: createHash('sha256').update(bytes).digest('hex') });
   }
-  await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  await writeReportFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }

@@ -38,7 +38,11 @@ export function registerLaunchRoutes(app: App, service: LaunchService): void {
         response: { 200: Type.Object({ data: LaunchRecord }), 502: MessageBody, ...errorResponses },
       },
       preValidation: async (request) => {
-        // The order of docs/api.md section 3: signed in (the guard) → throttle (429) → the record in the path (404).
+        // The order of docs/api.md section 3: signed in and verified (the guard) → the player's own
+        // gates (403, docs/regulation.md) → throttle (429) → the record in the path (404). The query
+        // is not validated yet: only a well-formed demo flag makes the launch a demo one.
+        const { demo } = request.query as { demo?: unknown };
+        await service.assertMayLaunch(currentUser(request).id, typeof demo === 'string' && flagValue(demo));
         await service.throttle(currentUser(request).id);
         const { game } = request.params as { game?: unknown };
         const launchable = typeof game === 'string' ? await service.findLaunchable(game) : undefined;

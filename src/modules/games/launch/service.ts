@@ -80,6 +80,15 @@ export class LaunchService {
     await throttle(this.#ctx.limiter, `launch|${userId}`, LAUNCH_LIMIT, LAUNCH_WINDOW_S);
   }
 
+  /**
+   * REGULATION=br: no money launch while self-excluded, listed or without limits
+   * (docs/regulation.md); demo play moves no money. Asked before the game is looked up: the
+   * player's gates come before anything about the game.
+   */
+  async assertMayLaunch(userId: number, demo: boolean): Promise<void> {
+    if (!demo) await this.#play?.assertMayPlay(userId);
+  }
+
   /** The game a path value names (an all-digit id, else a slug), if it and its provider are enabled. */
   async findLaunchable(param: string): Promise<LaunchableGame | undefined> {
     const key = pathKey(param);
@@ -123,8 +132,6 @@ export class LaunchService {
       throw new ProviderUnavailableError();
     }
     if (demo && !adapter.supportsDemo) throw ValidationError.field('demo', 'Demo play is not available for this game.');
-    // REGULATION=br: no money launch while self-excluded, listed or without limits (docs/regulation.md); demo play moves no money.
-    if (!demo) await this.#play?.assertMayPlay(userId);
 
     const db = this.#ctx.db;
     const token = randomAlphanumeric(TOKEN_LENGTH);
