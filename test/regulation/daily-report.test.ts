@@ -115,6 +115,15 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
     assert.equal((await admin.client.post(`/api/admin/withdrawals/${rejected.data.id}/reject`, { reason: 'No.' })).status, 200);
     assert.equal((await withdraw(15)).status, 201);
 
+    // A third party's PIX for another top-up, returned (status 4) and never credited: the ledger
+    // has nothing of it, the report's own file has it.
+    const unpaid = await createTopup(alice.client, 12);
+    await t.db.execute(sql`update topups set status = 4, reason = 'third party' where id = ${unpaid.id}`);
+    await t.db
+      .execute(sql`insert into pix_payments (end_to_end_id, payment_method_id, txid, topup_id, amount, paid_at, payer_cpf, outcome, reason, return_id, return_status, created_at)
+      select 'E00000000202611201500RETURNED01', payment_method_id, 'txid-returned', id, 1200, ${MIDDAY}::timestamptz, '52998224725', 'returned', 'third_party_payer', 'DE00000000202611201500RETURNED01', 'requested', ${MIDDAY}::timestamptz
+      from topups where id = ${unpaid.id}`);
+
     // The day's edges: the provider's win lands on the next day's first instant, its refunded
     // stake on this day's first; the top-up on this day's last millisecond; the withdrawal's
     // refund on the day before's last.
@@ -139,6 +148,7 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
     assert.equal(cents(totals.withdrawals.requested), -ledger.withdrawal!);
     assert.equal(cents(totals.withdrawals.returned), ledger.withdrawal_refund ?? 0);
     assert.equal(cents(totals.other_lines.adjustment ?? 0), ledger.adjustment!);
+    assert.deepEqual(totals.returned_payments, { count: 1, amount: 12 });
     assert.equal(cents(totals.ggr), -ledger.bet! - (ledger.win ?? 0) - ledger.bet_refund!);
     // What the edges mean: the provider's win is not this day's, the top-up and the refunded stake are, the
     // withdrawal's refund is not.
@@ -176,7 +186,7 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
     assert.equal(manifest.date, DAY);
     assert.deepEqual(
       manifest.files.map((file) => file.name),
-      ['bettors.csv', 'bets.csv', 'topups.csv', 'withdrawals.csv', 'ggr.csv'],
+      ['bettors.csv', 'bets.csv', 'topups.csv', 'withdrawals.csv', 'ggr.csv', 'other_lines.csv', 'returned_payments.csv'],
     );
     const csvOf = async (name: string) => {
       const bytes = await readFile(join(dir, name));
@@ -206,6 +216,29 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
     const withdrawals = await csvOf('withdrawals.csv');
     assert.equal(column(withdrawals, 'requested'), cents(totals.withdrawals.requested));
     assert.equal(withdrawals.length, 2);
+    // Every other ledger line of the day, one by one: their sums are the API's other_lines.
+    const others = await csvOf('other_lines.csv');
+    const byType: Record<string, number> = {};
+    for (const row of others) byType[row.type!] = (byType[row.type!] ?? 0) + cents(Number(row.amount));
+    assert.deepEqual(byType, Object.fromEntries(Object.entries(totals.other_lines).map(([type, units]) => [type, cents(units)])));
+    assert.ok(others.some((row) => row.type === 'adjustment' && Number(row.user_id) === alice.id));
+    const returned = await csvOf('returned_payments.csv');
+    assert.deepEqual(
+      returned.map((row) => [row.end_to_end_id, Number(row.topup_id), Number(row.user_id), row.amount, row.reason, row.return_status]),
+      [['E00000000202611201500RETURNED01', unpaid.id, alice.id, '12.00', 'third_party_payer', 'requested']],
+    );
+
+    // A range answers each day's totals, in order, each the same as that day's own answer.
+    const range = await admin.client.get('/api/admin/reports/daily?from=2026-11-19&to=2026-11-21');
+    assert.equal(range.status, 200, range.text);
+    const days = (range.json as { data: Totals[] }).data;
+    assert.deepEqual(
+      days.map((day) => (day as Totals & { date: string }).date),
+      ['2026-11-19', DAY, '2026-11-21'],
+    );
+    assert.deepEqual(days[1], totals);
+    assert.deepEqual(days[2], next);
+    assert.deepEqual(days[0], before);
   });
 
   test('the totals need reports.view, and a date that is not a calendar day is a 422', async () => {
@@ -217,5 +250,20 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
       assert.equal((await admin.get(`/api/admin/reports/daily?date=${date}`)).status, 422, date);
     }
     assert.equal((await admin.get('/api/admin/reports/daily')).status, 422);
+    for (const [query, field] of [
+      ['from=2026-11-01&to=2026-12-02', 'to'],
+      ['from=2026-11-20&to=2026-11-19', 'to'],
+      ['from=2026-11-20', 'to'],
+      ['to=2026-11-20', 'from'],
+      ['from=2026-02-30&to=2026-03-01', 'from'],
+      ['date=2026-11-20&from=2026-11-19&to=2026-11-21', 'date'],
+    ] as const) {
+      const res = await admin.get(`/api/admin/reports/daily?${query}`);
+      assert.equal(res.status, 422, query);
+      assert.deepEqual(Object.keys((res.json as { errors: Record<string, unknown> }).errors), [field], query);
+    }
+    const month = await admin.get('/api/admin/reports/daily?from=2026-11-01&to=2026-12-01');
+    assert.equal(month.status, 200, 'the 31 days of a range at most');
+    assert.equal((month.json as { data: unknown[] }).data.length, 31);
   });
 });

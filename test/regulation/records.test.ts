@@ -43,6 +43,40 @@ describe('REGULATION=br: records are kept five years', () => {
   });
 });
 
+/** An operation-log entry (a bank created) and the answer to deleting it as a super-admin. */
+async function deleteALog(t: TestApp): Promise<{ status: number; body: unknown; kept: boolean }> {
+  const admin = await t.withRole('super-admin');
+  assert.equal((await admin.client.post('/api/admin/banks', { name: 'Kept Bank', code: 'kept', currenry: 'BRL' })).status, 201);
+  const [entry] = await rows<{ id: string }>(t.db, sql`select id from operation_logs order by id desc limit 1`);
+  const res = await admin.client.delete(`/api/admin/operation-logs/${entry!.id}`);
+  const still = await rows<{ id: string }>(t.db, sql`select id from operation_logs where id = ${entry!.id}`);
+  return { status: res.status, body: res.json, kept: still.length === 1 };
+}
+
+describe('REGULATION=br: operation-log entries cannot be deleted', () => {
+  const ctx = useApp({ REGULATION: 'br' });
+
+  test('DELETE /api/admin/operation-logs/:id is a 409 that says why, and the entry stays', async () => {
+    const { status, body, kept } = await deleteALog(ctx());
+    assert.equal(status, 409);
+    assert.deepEqual(body, {
+      message:
+        'Operation logs are kept for five years under REGULATION=br (Law 14.790/2023, Portaria SPA/MF 1.207/2024) and cannot be deleted.',
+    });
+    assert.equal(kept, true);
+  });
+});
+
+describe('REGULATION=none: an operation-log entry can be deleted, as before', () => {
+  const ctx = useApp({});
+
+  test('DELETE /api/admin/operation-logs/:id is a 204 and the entry is gone', async () => {
+    const { status, kept } = await deleteALog(ctx());
+    assert.equal(status, 204);
+    assert.equal(kept, false);
+  });
+});
+
 describe('REGULATION=none: game sessions are pruned after 90 days, as before', () => {
   const ctx = useApp({});
 

@@ -52,6 +52,34 @@ export interface WithdrawalRow {
   returned: bigint;
 }
 
+/** A ledger line of the day that is none of the others': an operator's adjustment, a referral reward. */
+export interface OtherLineRow {
+  lineId: number;
+  userId: number;
+  type: string;
+  amount: bigint;
+  referenceType: string;
+  referenceId: number | null;
+  createdAt: Date;
+}
+
+/**
+ * A PIX payment received that day (recorded, `created_at`) and never credited: it went back to
+ * its payer (a third party's under REGULATION=br, a wrong amount, a top-up no longer pending).
+ * It moved the operator's account twice and the ledger not at all, so only this file shows it.
+ */
+export interface ReturnedPaymentRow {
+  endToEndId: string;
+  topupId: number;
+  userId: number;
+  amount: bigint;
+  paidAt: Date;
+  reason: string;
+  /** Where the return stands (pending, requested, returned, failed…). */
+  returnStatus: string;
+  returnedAt: Date | null;
+}
+
 export interface GameRow {
   source: 'draw' | 'provider';
   provider: string;
@@ -75,6 +103,9 @@ export interface DailyReport {
   games: GameRow[];
   /** The other lines of the day, by ledger type (referral rewards, operators' adjustments), in cents. */
   otherLines: Record<string, bigint>;
+  /** The same lines one by one. */
+  otherRows: OtherLineRow[];
+  returnedPayments: ReturnedPaymentRow[];
 }
 
 type Text = string | number;
@@ -134,12 +165,40 @@ export async function dailyReport(db: Db, date: string, currency: string): Promi
         where ${day} and l.type in ('withdrawal', 'withdrawal_refund')
         group by w.id order by w.id`,
     );
-    const other = await rows<{ type: string; total: Text }>(
+    const other = await rows<{
+      id: Text;
+      user_id: Text;
+      type: string;
+      amount: Text;
+      reference_type: string;
+      reference_id: Text | null;
+      created_at: Text;
+    }>(
       tx,
-      sql`select l.type, sum(l.amount) as total from ledger_entries l
+      sql`select l.id, l.user_id, l.type, l.amount, l.reference_type, l.reference_id, l.created_at from ledger_entries l
         where ${day} and l.type not in ('bet', 'win', 'bet_refund', 'topup', 'topup_gift', 'withdrawal', 'withdrawal_refund')
-        group by l.type order by l.type`,
+        order by l.id`,
     );
+    const returned = await rows<Record<string, Text | null>>(
+      tx,
+      sql`select p.end_to_end_id, p.topup_id, t.user_id, p.amount, p.paid_at, coalesce(p.reason, '') as reason,
+          coalesce(p.return_status, '') as return_status, p.returned_at
+        from pix_payments p join topups t on t.id = p.topup_id
+        where p.outcome = 'returned' and p.created_at >= ${from.toISOString()}::timestamptz and p.created_at < ${to.toISOString()}::timestamptz
+          and t.currency = ${currency}
+        order by p.id`,
+    );
+    const otherRows: OtherLineRow[] = other.map((row) => ({
+      lineId: Number(row.id),
+      userId: Number(row.user_id),
+      type: row.type,
+      amount: toCents(row.amount),
+      referenceType: row.reference_type,
+      referenceId: row.reference_id === null ? null : Number(row.reference_id),
+      createdAt: new Date(row.created_at),
+    }));
+    const otherLines: Record<string, bigint> = {};
+    for (const line of otherRows) otherLines[line.type] = (otherLines[line.type] ?? 0n) + line.amount;
 
     const betRows: BetRow[] = bets.map((row) => ({
       source: row.source as BetRow['source'],
@@ -174,7 +233,18 @@ export async function dailyReport(db: Db, date: string, currency: string): Promi
         returned: toCents(row.returned),
       })),
       games: gamesOf(betRows),
-      otherLines: Object.fromEntries(other.map((row) => [row.type, toCents(row.total)])),
+      otherLines: Object.fromEntries(Object.entries(otherLines).sort(([a], [b]) => a.localeCompare(b))),
+      otherRows,
+      returnedPayments: returned.map((row) => ({
+        endToEndId: String(row.end_to_end_id),
+        topupId: Number(row.topup_id),
+        userId: Number(row.user_id),
+        amount: toCents(row.amount),
+        paidAt: new Date(String(row.paid_at)),
+        reason: String(row.reason),
+        returnStatus: String(row.return_status),
+        returnedAt: row.returned_at === null ? null : new Date(String(row.returned_at)),
+      })),
     };
   });
 }
@@ -231,6 +301,10 @@ export function reportTotals(report: DailyReport) {
       count: report.withdrawals.length,
       requested: sum(report.withdrawals.map((withdrawal) => withdrawal.requested)),
       returned: sum(report.withdrawals.map((withdrawal) => withdrawal.returned)),
+    },
+    returnedPayments: {
+      count: report.returnedPayments.length,
+      amount: sum(report.returnedPayments.map((payment) => payment.amount)),
     },
   };
 }

@@ -5,12 +5,13 @@ import { failureWords, FileArgumentError, isFileSystemError, makeDirectory } fro
 import { formatUnits } from '../../platform/money.ts';
 import type { DailyReport } from './daily.ts';
 
-type Cell = string | number | bigint;
+type Cell = string | number | bigint | Date | null;
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. Money as units ("12.50"). */
 function csv(header: string[], rows: Cell[][]): string {
   const cell = (value: Cell) => {
-    const text = typeof value === 'bigint' ? formatUnits(value) : String(value);
+    const text =
+      typeof value === 'bigint' ? formatUnits(value) : value instanceof Date ? value.toISOString() : value === null ? '' : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };
   return [header, ...rows].map((row) => `${row.map(cell).join(',')}\r\n`).join('');
@@ -55,6 +56,25 @@ export function reportFiles(report: DailyReport): { name: string; rows: number; 
       'ggr.csv',
       ['source', 'provider', 'game', 'stake', 'win', 'refund', 'ggr'],
       report.games.map((row) => [row.source, row.provider, row.game, row.stake, row.win, row.refund, row.ggr]),
+    ],
+    [
+      'other_lines.csv',
+      ['line_id', 'user_id', 'type', 'amount', 'reference_type', 'reference_id', 'created_at'],
+      report.otherRows.map((row) => [row.lineId, row.userId, row.type, row.amount, row.referenceType, row.referenceId, row.createdAt]),
+    ],
+    [
+      'returned_payments.csv',
+      ['end_to_end_id', 'topup_id', 'user_id', 'amount', 'paid_at', 'reason', 'return_status', 'returned_at'],
+      report.returnedPayments.map((row) => [
+        row.endToEndId,
+        row.topupId,
+        row.userId,
+        row.amount,
+        row.paidAt,
+        row.reason,
+        row.returnStatus,
+        row.returnedAt,
+      ]),
     ],
   ];
   return files.map(([name, header, rows]) => ({ name, rows: rows.length, text: csv(header, rows) }));
