@@ -29,6 +29,7 @@ interface Totals {
   ggr: number;
   topups: { count: number; amount: number; gift: number };
   withdrawals: { count: number; requested: number; returned: number };
+  returned_payments: { count: number; amount: number };
   games: { source: string; provider: string; game: string; stake: number; win: number; refund: number; ggr: number }[];
   other_lines: Record<string, number>;
   from: string;
