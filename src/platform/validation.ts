@@ -230,18 +230,62 @@ function withSafeIntegers(schema: unknown): unknown {
 }
 
 /**
- * Body types are checked as sent (a number is not a string); query and path values are coerced.
+ * How an integer is written in a URL: decimal digits without a leading zero, a `-` before a
+ * negative one. AJV's coercion reads whatever JavaScript's Number() reads, so `0x10`, ` 1`, `1e1`,
+ * `+1`, `1.0` and `0b1` would all be integers, and a path id so spelt would name a record; Laravel's
+ * integer rule (PHP's FILTER_VALIDATE_INT) refuses them, `01` too. Path ids have a minimum of 1,
+ * so for them this leaves digits only (docs/api.md section 3).
+ */
+const INTEGER_TEXT = /^(?:0|-?[1-9][0-9]*)$/;
+
+/** The fields of a query or path schema that hold an integer (and nothing else). */
+function integerFields(schema: SchemaObject): string[] {
+  const properties = (schema.properties as Record<string, { type?: unknown }> | undefined) ?? {};
+  return Object.keys(properties).filter((field) => properties[field]?.type === 'integer');
+}
+
+/** The integer fields of `data` sent as text that is not a plain decimal integer. */
+function misspeltIntegers(data: unknown, fields: readonly string[]): string[] {
+  if (fields.length === 0 || data === null || typeof data !== 'object') return [];
+  // A repeated query key arrives as an array; AJV reads a one-item array as its item.
+  const misspelt = (item: unknown) => typeof item === 'string' && !INTEGER_TEXT.test(item);
+  return fields.filter((field) => {
+    const value: unknown = (data as Record<string, unknown>)[field];
+    return Array.isArray(value) ? value.some(misspelt) : misspelt(value);
+  });
+}
+
+/** The error AJV reports for `abc` in an integer field, so a misspelt integer reads the same. */
+function notAnIntegerError(field: string, schema: SchemaObject): ErrorObject {
+  const pointer = field.replaceAll('~', '~0').replaceAll('/', '~1');
+  return {
+    keyword: 'type',
+    instancePath: `/${pointer}`,
+    schemaPath: `#/properties/${pointer}/type`,
+    params: { type: 'integer' },
+    parentSchema: (schema.properties as Record<string, SchemaObject>)[field],
+    message: 'must be integer',
+  };
+}
+
+/**
+ * Body types are checked as sent (a number is not a string); query and path values are coerced,
+ * an integer only from its plain decimal text (INTEGER_TEXT).
  * Bodies arrive normalised (normalizeInput in input.ts); text PostgreSQL cannot store is refused in a body
  * for every route by the hook that calls rejectUnstorableText, and here in queries and paths.
  */
 export const schemaCompiler: FastifySchemaCompiler<SchemaObject> = ({ schema, httpPart }) => {
   const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(withSafeIntegers(schema) as SchemaObject);
   const emptyIsPresent = httpPart === 'body' && schema[PRESENT_REQUIRED] !== undefined;
+  const integers = httpPart === 'body' ? [] : integerFields(schema);
   const check = (data: unknown) => {
-    if (validate(data)) return { value: data };
+    // Looked at before AJV coerces the values in place.
+    const misspelt = misspeltIntegers(data, integers);
+    if (validate(data) && misspelt.length === 0) return { value: data };
     // A path that names no record (`/users/abc`) is a missing record, not bad input.
     if (httpPart === 'params') return { error: new NotFoundError() };
-    return { error: new ValidationError(toFieldErrors(validate.errors ?? [], schema)) };
+    const errors = (validate.errors ?? []).filter((error) => !misspelt.includes(fieldOf(error).split('.')[0] ?? ''));
+    return { error: new ValidationError(toFieldErrors([...misspelt.map((field) => notAnIntegerError(field, schema)), ...errors], schema)) };
   };
   const refuse = (error: ValidationError) => ({ error: httpPart === 'params' ? new NotFoundError() : error });
   return (raw: unknown) => {

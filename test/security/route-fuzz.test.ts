@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
+import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { deleteRules, keptMessages } from '../../src/platform/admin/in-use.ts';
+import { one, rows, sql } from '../../src/platform/db/client.ts';
 import { useApp, type Client, type Response, type TestApp } from '../helpers/app.ts';
 import { verificationLink } from '../auth/support.ts';
 import { playerWithHistory, type KeptRecord } from './history.ts';
@@ -15,7 +17,9 @@ import { playerWithHistory, type KeptRecord } from './history.ts';
  * from the OpenAPI document, so a new route joins without an edit here (only the hidden probes,
  * /health, /ready and /docs, are not in it). The seed is fixed: a failure is reproducible, and
  * fast-check prints the smallest input it found. The database holds a player's whole history
- * first (history.ts), so paths that name low ids reach records that have children.
+ * first (history.ts), so paths that name low ids reach records that have children. Every route
+ * with a path parameter also gets those low ids misspelt (hex, padded, signed, zero-led, decimal,
+ * another radix, too long): each names no record and changes nothing.
  */
 const SEED = 7_2026_11;
 const RUNS_PER_ROUTE_AND_USER = 15;
@@ -74,8 +78,42 @@ const RAW_URL_VALUES = [
   `uploads/2026/11/${'a'.repeat(40)}.png`,
 ];
 
+/**
+ * An id of a record the history made (1 or 2) written as anything but its plain digits, each way
+ * JavaScript's Number() would still read it as that id, and ids beyond what a BIGINT or an exact
+ * JavaScript number holds: every one names no record (docs/api.md section 3).
+ */
+const lowId = fc.integer({ min: 1, max: 2 });
+const ID_MISSPELLINGS: Record<string, fc.Arbitrary<string>> = {
+  hex: fc
+    .tuple(lowId, fc.constantFrom('0x', '0X'), fc.nat(2), fc.boolean())
+    .map(([id, prefix, zeros, upper]) => `${prefix}${'0'.repeat(zeros)}${upper ? id.toString(16).toUpperCase() : id.toString(16)}`),
+  padded: fc
+    .tuple(
+      lowId,
+      fc.array(fc.constantFrom('%20', '%09', '%0A', '%0D', '%0B', '%0C', '%C2%A0', '%EF%BB%BF', '%E2%80%A8'), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      fc.constantFrom('before', 'after', 'both'),
+    )
+    .map(([id, pad, where]) => `${where === 'after' ? '' : pad.join('')}${id}${where === 'before' ? '' : pad.join('')}`),
+  signed: fc.tuple(lowId, fc.constantFrom('+', '%2B', '-', '%2D', '+0', '-0')).map(([id, sign]) => `${sign}${id}`),
+  zeroLed: fc.tuple(lowId, fc.integer({ min: 1, max: 3 })).map(([id, zeros]) => `${'0'.repeat(zeros)}${id}`),
+  decimal: fc.tuple(lowId, fc.constantFrom('.0', '.', '.000', 'e0', 'E+0', '0e-1', '%2E0')).map(([id, tail]) => `${id}${tail}`),
+  radix: fc
+    .tuple(lowId, fc.constantFrom('0b', '0B', '0o', '0O'))
+    .map(([id, prefix]) => `${prefix}${id.toString(prefix.endsWith('b') || prefix.endsWith('B') ? 2 : 8)}`),
+  overLong: fc.oneof(
+    fc.constantFrom('99999999999999999999', '9223372036854775807', '9223372036854775808', '18446744073709551617', '9'.repeat(400)),
+    fc.bigInt({ min: 2n ** 53n, max: 10n ** 30n }).map(String),
+  ),
+};
+const misspeltId = fc.oneof(...Object.values(ID_MISSPELLINGS));
+
 const urlValue = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...RAW_URL_VALUES) },
+  { weight: 1, arbitrary: misspeltId },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 12 }).map(String) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(encode) },
 );
@@ -205,6 +243,29 @@ const hostileCookie = fc.oneof(
   },
 );
 
+/** Tables whose rows change with every request (sign-ins, throttles), left out of a fingerprint. */
+const VOLATILE_TABLES = new Set(['sessions', 'rate_limits']);
+
+/** Each table's rows, hashed: equal fingerprints mean no record was written. */
+async function fingerprint(t: TestApp): Promise<Record<string, string>> {
+  const tables = await rows<{ name: string }>(
+    t.db,
+    sql`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1`,
+  );
+  const hashes: Record<string, string> = {};
+  for (const { name } of tables.filter((table) => !VOLATILE_TABLES.has(table.name))) {
+    const table = sql.identifier(name);
+    const row = await one<{ hash: string | null }>(
+      t.db,
+      sql`select md5(string_agg(r::text, '|' order by r::text)) as hash from ${table} r`,
+    );
+    hashes[name] = row?.hash ?? '';
+  }
+  return hashes;
+}
+
+const MISSING = { status: 404, json: { message: 'Not found.' } };
+
 const ROLES = ['guest', 'player', 'super-admin'] as const;
 type Role = (typeof ROLES)[number];
 
@@ -246,6 +307,47 @@ describe('every route, fed hostile input, answers below 500', () => {
   let kept: KeptRecord[] = [];
   before(async () => {
     kept = (await playerWithHistory(ctx(), await ctx().withRole('super-admin'))).kept;
+  });
+
+  // First, while the history's records are all there for the misspelt ids to name.
+  test('a path id written as anything but its digits is answered as `abc` is, on every route with a path parameter, and changes nothing', async () => {
+    const doc = (await ctx().client().get('/docs/json')).json as { paths: Record<string, Record<string, unknown>> };
+    const operations = operationsOf(doc).filter((operation) => operation.params.length > 0);
+    assert.ok(operations.length > 50, `the routes with a path parameter are documented (${operations.length})`);
+    const { client } = await ctx().withRole('super-admin');
+    const before = logged.length;
+    const unchanged = await fingerprint(ctx());
+    const kinds = Object.values(ID_MISSPELLINGS);
+    for (const [index, operation] of operations.entries()) {
+      const send = async (values: string[]) => {
+        let url = operation.path;
+        operation.params.forEach((name, i) => (url = url.replace(`{${name}}`, values[i] ?? '')));
+        const body = operation.method === 'GET' ? undefined : '{}';
+        const res = await client.request(operation.method, url, body, body === undefined ? {} : { 'content-type': 'application/json' });
+        return { url, seen: { status: res.status, json: res.json } };
+      };
+      // `abc` is no id; where a path takes an id or a code it is a code that names nothing, which
+      // a route may answer after reading the body (422), while a value that can be neither is a 404.
+      const abc = (await send(operation.params.map(() => 'abc'))).seen;
+      // One value of each kind per route, every parameter of the route so written at once.
+      const input = fc.tuple(...kinds.map((kind) => fc.tuple(...operation.params.map(() => kind))));
+      await fc.assert(
+        fc.asyncProperty(input, async (byKind) => {
+          for (const values of byKind) {
+            const { url, seen } = await send(values);
+            const what = `${operation.method} ${url} → ${JSON.stringify(seen)}, \`abc\` → ${JSON.stringify(abc)}`;
+            assert.ok(isDeepStrictEqual(seen, abc) || isDeepStrictEqual(seen, MISSING), what);
+          }
+        }),
+        { seed: SEED + index, numRuns: 1 },
+      );
+    }
+    assert.deepEqual(await fingerprint(ctx()), unchanged, 'no record changed');
+    assert.deepEqual(
+      logged.slice(before).filter((line) => line.level >= 50),
+      [],
+      'nothing logged at error level',
+    );
   });
 
   test('no route answers 500 or logs an error, for any caller', { timeout: 180_000 }, async () => {

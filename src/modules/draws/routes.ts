@@ -39,7 +39,12 @@ declare module 'fastify' {
 
 /** A game named in a path: its id, or its code (docs/api.md section 4). Anything else names no game (404). */
 const GameParams = Type.Object({
-  game: Type.String({ pattern: '^([0-9]{1,16}|[a-z0-9]+(-[a-z0-9]+)*)$', maxLength: 64, description: 'The game’s id or code.' }),
+  // An id without a leading zero, or a code with a letter (the slug rule): `01` is neither.
+  game: Type.String({
+    pattern: '^([1-9][0-9]{0,15}|(?=[a-z0-9-]*[a-z])[a-z0-9]+(-[a-z0-9]+)*)$',
+    maxLength: 64,
+    description: 'The game’s id or code.',
+  }),
 });
 const DrawParams = Type.Object({ draw: Type.Integer({ minimum: 1, maximum: MAX_ID }) });
 
