@@ -7,8 +7,18 @@
 -- `withdrawal:<id>:refund`. The conditional update is the exactly-once gate: of two concurrent
 -- transitions one wins, the other finds the new status.
 --
+-- Once a payout has been handed to a PSP, only the PSP's outcome settles it: an admin (p_actor_id
+-- not null) cannot move a withdrawal approved through one of p_psp_gateways (the payout gateways
+-- whose PSP is asked for the outcome: PayoutService's pspSettledGateways) away from approved. The
+-- approval hands it over (its send follows the commit; reconciliation sends it again if it never
+-- arrived), so this holds whatever payout_state says, null included. It is part of the update's
+-- condition, so an operator's reject racing the PSP's settlement cannot slip between a read and
+-- a write: of the two, the settlement is the only one that can move it.
+--
 -- outcome 'done' (status is the new one), 'conflict' (nothing changed; status is the current
--- one), 'unknown' (no such withdrawal, or not one of that payout gateway).
+-- one), 'psp_settles' (nothing changed: the status allows the action, but the payout is at the
+-- PSP; status is the current one), 'unknown' (no such withdrawal, or not one of that payout
+-- gateway).
 -- p_actor is the admin (null for a gateway); approve records p_gateway as the payout gateway.
 create or replace function withdrawal_transition(
   p_withdrawal_id bigint,
@@ -18,6 +28,8 @@ create or replace function withdrawal_transition(
   p_actor_id bigint,
   p_reason text,
   p_gateway text,
+  -- A default, so a release that does not pass it yet (a rolling deploy) still calls this one.
+  p_psp_gateways text[] default '{}',
   out outcome text,
   out status integer
 ) language plpgsql as $$
@@ -27,6 +39,8 @@ declare
   v_user bigint;
   v_currency text;
   v_amount bigint;
+  -- Not moved although the status allowed it: only the PSP-held payout can have stopped it.
+  v_at_psp boolean;
 begin
   if p_action not in ('approve', 'reject', 'complete', 'fail') then
     raise exception 'unknown withdrawal action %', p_action;
@@ -40,11 +54,12 @@ begin
       payout_gateway = case when p_action = 'approve' then p_gateway else w.payout_gateway end
     where w.id = p_withdrawal_id and w.status = any (p_from)
       and (p_actor_id is not null or w.payout_gateway = p_gateway)
+      and (p_actor_id is null or w.payout_gateway is null or w.payout_gateway <> all (p_psp_gateways))
     returning w.user_id, w.currency, w.amount into v_user, v_currency, v_amount;
   if not found then
-    select w.status into status from withdrawals w
+    select w.status, p_actor_id is not null and w.status = any (p_from) into status, v_at_psp from withdrawals w
       where w.id = p_withdrawal_id and (p_actor_id is not null or w.payout_gateway = p_gateway);
-    outcome := case when found then 'conflict' else 'unknown' end;
+    outcome := case when not found then 'unknown' when v_at_psp then 'psp_settles' else 'conflict' end;
     return;
   end if;
 

@@ -52,6 +52,37 @@ describe('REGULATION=br: withdrawals only to the player’s own CPF key and veri
   });
 });
 
+describe('REGULATION=br: the player’s CPF leaves the service only masked', () => {
+  const ctx = useApp({ REGULATION: 'br' });
+
+  test('every withdrawal answer, the player’s and the operator’s, shows payee_account as 123.***.***-09, never the CPF whole', async () => {
+    const t = ctx();
+    const admin = (await t.withRole('super-admin')).client;
+    const player = await verifiedPlayer(t, admin);
+    await fund(t, player.id, 10_000n);
+    const masked = `${player.cpf.slice(0, 3)}.***.***-${player.cpf.slice(9)}`;
+    const body = { payee_name: player.fullName, account_type: 'CPF', payee_account: player.cpf };
+    const first = await player.client.post('/api/withdrawals', { ...body, amount: 20 });
+    const second = await player.client.post('/api/withdrawals', { ...body, amount: 30 });
+    assert.deepEqual([first.status, second.status], [201, 201], second.text);
+    const [a, b] = [first, second].map((res) => (res.json as { data: { id: number } }).data.id);
+    const answers = [
+      first,
+      await player.client.get('/api/withdrawals'),
+      await admin.get(`/api/admin/withdrawals?user_id=${player.id}`),
+      await admin.get(`/api/admin/withdrawals/${a}`),
+      await admin.post(`/api/admin/withdrawals/${a}/approve`),
+      await admin.post(`/api/admin/withdrawals/${b}/reject`, { reason: 'no' }),
+    ];
+    for (const res of answers) {
+      assert.equal(res.status, 200 + (res === first ? 1 : 0), res.text);
+      assert.ok(!res.text.includes(player.cpf), `the CPF whole in ${res.text}`);
+      const data = (res.json as { data: { payee_account: string } | { payee_account: string }[] }).data;
+      for (const record of Array.isArray(data) ? data : [data]) assert.equal(record.payee_account, masked);
+    }
+  });
+});
+
 describe('REGULATION=none: any key and name, as before', () => {
   const ctx = useApp({});
 
@@ -66,5 +97,21 @@ describe('REGULATION=none: any key and name, as before', () => {
       amount: 20,
     });
     assert.equal(res.status, 201, res.text);
+    assert.equal((res.json as { data: { payee_account: string } }).data.payee_account, 'someone@example.com');
+  });
+
+  test('a CPF key is a CPF: shown masked here too', async () => {
+    const t = ctx();
+    const player = await t.player();
+    await fund(t, player.id, 10_000n);
+    const res = await player.client.post('/api/withdrawals', {
+      payee_name: 'Somebody Else',
+      account_type: 'CPF',
+      payee_account: '111.444.777-35',
+      amount: 20,
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.equal((res.json as { data: { payee_account: string } }).data.payee_account, '111.***.***-35');
+    assert.ok(!(await player.client.get('/api/withdrawals')).text.includes('11144477735'));
   });
 });

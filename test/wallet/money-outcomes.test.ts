@@ -291,14 +291,28 @@ describe('money functions answer exactly their declared outcomes', () => {
         actorId: player.id,
         reason: null,
         gateway: 'sandbox',
+        pspGateways: ['sandbox'],
       });
       if (outcome.outcome !== 'unknown') assert.equal(outcome.status, WITHDRAWAL_STATUS.approved);
       return outcome.outcome;
     };
+    // An admin's reject of a payout approved through a gateway whose PSP alone settles it.
+    const rejectAtPsp = async () =>
+      (
+        await transitionWithdrawal(t.db, {
+          id,
+          action: 'reject',
+          actorId: player.id,
+          reason: 'no',
+          gateway: null,
+          pspGateways: ['sandbox'],
+        })
+      ).outcome;
     await answersEach<(typeof WITHDRAWAL_TRANSITION_OUTCOMES)[number]>('withdrawal_transition', {
       unknown: () => transition(0),
       done: () => transition(id),
       conflict: () => transition(id),
+      psp_settles: rejectAtPsp,
     });
   });
 

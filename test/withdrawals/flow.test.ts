@@ -19,7 +19,7 @@ describe('a withdrawal from request to payout', () => {
     assert.equal(withdrawal.amount, 40);
     assert.equal(withdrawal.fee, 0);
     assert.equal(withdrawal.net_amount, 40);
-    assert.equal(withdrawal.payee_account, '11144477735');
+    assert.equal(withdrawal.payee_account, '111.***.***-35', 'a CPF key is a CPF: shown masked');
     assert.deepEqual([withdrawal.reviewed_by, withdrawal.reviewed_at, withdrawal.paid_at, withdrawal.reason], [null, null, null, null]);
     assert.equal(await balanceOf(t.db, player.id), 6_000n);
     const lines = await ledgerOf(t.db, player.id);

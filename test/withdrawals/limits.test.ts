@@ -212,13 +212,13 @@ describe('withdrawal limits (settings `withdraw`, 0 = off)', () => {
     assert.equal(await withdrawCount(t, player.id), 0);
   });
 
-  test('each key type is stored in its canonical form', async () => {
+  test('each key type is stored in its canonical form (a CPF key is shown masked)', async () => {
     const t = ctx();
     await settings({});
     const player = await t.player();
     await fund(t, player.id, 10_000n);
     for (const [type, sent, stored] of [
-      ['CPF', '123.456.789-09', '12345678909'],
+      ['CPF', '123.456.789-09', '123.***.***-09'],
       ['CNPJ', '12.abc.345/01de-35', '12ABC34501DE35'],
       ['EMAIL', 'Maria@Example.com', 'maria@example.com'],
       ['PHONE', '(61) 91234-5678', '+5561912345678'],

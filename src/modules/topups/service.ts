@@ -9,6 +9,7 @@ import { formatUnits, parseMoney } from '../../platform/money.ts';
 import type { PaymentEvent, PaymentGateways } from '../payments/gateways/gateway.ts';
 import { isValidPixBrCode } from '../payments/brcode.ts';
 import { findPaymentMethod } from '../payments/methods.ts';
+import { isPixGateway } from '../payments/pix-api/config.ts';
 import { PixApiError } from '../payments/pix-api/errors.ts';
 import type { TopupOption } from '../settings/definitions.ts';
 import { currentTopupSettings } from '../settings/repository.ts';
@@ -231,7 +232,8 @@ export class TopupService {
 
   /**
    * Admin confirm: the one paid path, in the admin's logged transaction; the payment is
-   * reported to the metrics once that committed. 404 unknown, 409 not pending.
+   * reported to the metrics once that committed. 404 unknown, 409 not pending, 409 for a charge
+   * at a PSP's API Pix (only the PSP's confirmed payment credits it).
    */
   async confirmByAdmin(entry: OperationEntry, topupId: number, payerCpf?: string): Promise<TopupRow> {
     return this.#adminChange(entry, async (tx) => this.#confirm(tx, await this.#existing(tx, topupId), entry.userId, payerCpf));
@@ -267,6 +269,14 @@ export class TopupService {
    */
   async #confirm(tx: Db, current: TopupRow, adminId: number, payerCpf: string | undefined): Promise<AdminChange> {
     const id = current.id;
+    // A charge at a PSP's API Pix is credited by the payment the PSP confirms (a notification, or
+    // reconciliation for one it missed). An operator's credit of it would make that payment a
+    // second one, returned to the payer: the player kept both. The gateway never changes once the
+    // top-up is written, so this read cannot race; pay_topup's status gate does the rest.
+    if (isPixGateway(current.gateway)) {
+      if (current.status !== TOPUP_STATUS.pending) throw notPendingConflict(current.status);
+      throw new ConflictError('The charge is at the PSP: only a payment the PSP confirms can credit this top-up.', 'charge_at_psp');
+    }
     switch (await statedPayerVerdict(tx, this.#ctx.config.regulation, current.user_id, payerCpf)) {
       case 'third_party':
         throw ValidationError.field('payer_cpf', 'The payer cpf must be the player’s verified CPF: only their own money is credited.');

@@ -27,6 +27,18 @@ export function reportTransition(ctx: AppContext, row: WithdrawalRow, action: Wi
   if (action === 'reject' || action === 'fail') ctx.money.ledgerLine('withdrawal_refund', row.amount);
 }
 
+/**
+ * The payout gateways whose PSP alone settles an approved withdrawal: those it can be asked
+ * about (a status query), so an outcome always comes, from a notification or from
+ * reconciliation. Once approved through one of them, a withdrawal is the PSP's to settle: an
+ * operator's reject, fail or complete would contradict a payout the PSP may make or have made
+ * (withdrawal_transition.sql holds the rule). A gateway without a status query (the sandbox)
+ * is settled by hand (docs/withdrawals.md, "Reconciling a withdrawal by hand").
+ */
+export function pspSettledGateways(payouts: PayoutGateways): string[] {
+  return payouts.codes().filter((code) => payouts.get(code)?.queryPayout !== undefined);
+}
+
 /** Withdrawals one reconciliation pass asks about at most; the rest wait for the next pass (least recently checked first). */
 export const RECONCILE_BATCH = 100;
 
@@ -138,7 +150,7 @@ export class PayoutService {
    */
   async reconcile(now: Date, log: Logger): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, paid: 0, failed: 0, failures: 0 };
-    const gateways = this.#payouts.codes().filter((code) => this.#payouts.get(code)?.queryPayout !== undefined);
+    const gateways = pspSettledGateways(this.#payouts);
     const before = new Date(now.getTime() - this.#ctx.config.pixPayoutReconcileAfterS * 1000);
     for (const row of await payoutsToReconcile(this.#ctx.db, gateways, before, RECONCILE_BATCH)) {
       report.checked += 1;
@@ -212,7 +224,7 @@ export class PayoutService {
     log: Logger,
   ): Promise<Settlement> {
     const outcome = await retrying(() =>
-      transitionWithdrawal(this.#ctx.db, { id: row.id, action, actorId: null, reason, gateway: gateway.code }),
+      transitionWithdrawal(this.#ctx.db, { id: row.id, action, actorId: null, reason, gateway: gateway.code, pspGateways: [] }),
     );
     const settled = action === 'complete' ? 'paid' : 'failed';
     if (outcome.outcome === 'done') {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { timestamps } from '../../platform/http/record.ts';
 import { toUnits } from '../../platform/money.ts';
+import { maskCpf } from '../kyc/present.ts';
 import { PIX_KEY_TYPES } from './pix-key.ts';
 import type { WithdrawalRow } from './repository.ts';
 import { PAYOUT_STATES, WITHDRAWAL_STATUSES } from './tables.ts';
@@ -20,7 +21,9 @@ const fields = {
   user_id: Type.Integer(),
   payee_name: Type.String(),
   account_type: AccountType,
-  payee_account: Type.String({ description: 'The PIX key in its canonical form.' }),
+  payee_account: Type.String({
+    description: 'The PIX key in its canonical form; a CPF key masked as identities are (`123.***.***-09`): a CPF is personal data.',
+  }),
   amount: Type.Number({ description: 'Held from the balance when requested.' }),
   fee: Type.Number({ description: '`fee_rate` % of the amount, half-up to the cent; not a statement line.' }),
   net_amount: Type.Number({ description: 'What the payee receives: amount − fee.' }),
@@ -53,13 +56,22 @@ export const AdminWithdrawalRecord = Type.Object({
   }),
 });
 
+/**
+ * The key as answers show it. A CPF key is the payee's CPF, personal data that leaves the service
+ * only masked, under every REGULATION (docs/regulation.md): the player typed it and the PSP has
+ * it; what an operator needs to find the payout is its `reference`.
+ */
+function shownKey(row: Pick<WithdrawalRow, 'account_type' | 'payee_account'>): string {
+  return row.account_type === 'CPF' ? maskCpf(row.payee_account) : row.payee_account;
+}
+
 export function presentWithdrawal(row: WithdrawalRow) {
   return {
     id: row.id,
     user_id: row.user_id,
     payee_name: row.payee_name,
     account_type: row.account_type,
-    payee_account: row.payee_account,
+    payee_account: shownKey(row),
     amount: toUnits(row.amount),
     fee: toUnits(row.fee),
     net_amount: toUnits(row.amount - row.fee),

@@ -164,14 +164,25 @@ export interface TransitionInput {
   reason: string | null;
   /** The payout gateway: recorded by approve, required to match for a gateway's notification. */
   gateway: string | null;
+  /**
+   * The payout gateways whose PSP alone settles an approved withdrawal (pspSettledGateways,
+   * payouts.ts): an admin's action on one of theirs answers 'psp_settles'. Irrelevant for a gateway.
+   */
+  pspGateways: readonly string[];
 }
 
-/** 'done' (status: the new one), 'conflict' (nothing changed; status: the current one), 'unknown'. */
-export const WITHDRAWAL_TRANSITION_OUTCOMES = ['done', 'conflict', 'unknown'] as const;
+/**
+ * 'done' (status: the new one), 'conflict' (nothing changed; status: the current one),
+ * 'psp_settles' (nothing changed: the payout is at the PSP, whose outcome alone settles it), 'unknown'.
+ */
+export const WITHDRAWAL_TRANSITION_OUTCOMES = ['done', 'conflict', 'psp_settles', 'unknown'] as const;
 
-export type TransitionOutcome = { outcome: 'done' | 'conflict'; status: number } | { outcome: 'unknown' };
+export type TransitionOutcome = { outcome: 'done' | 'conflict' | 'psp_settles'; status: number } | { outcome: 'unknown' };
 
-/** `withdrawal_transition`: the exactly-once status change and, for reject and fail, the refund line. */
+/**
+ * `withdrawal_transition`: the exactly-once status change and, for reject and fail, the refund
+ * line; an admin's action on a payout a PSP holds changes nothing.
+ */
 export async function transitionWithdrawal(db: Db, input: TransitionInput): Promise<TransitionOutcome> {
   const { from, to } = WITHDRAWAL_TRANSITIONS[input.action];
   const [row] = await db
@@ -181,7 +192,7 @@ export async function transitionWithdrawal(db: Db, input: TransitionInput): Prom
     })
     .from(
       sql`withdrawal_transition(${input.id}::bigint, ${input.action}::text, ${smallints(from)}, ${to}::smallint,
-        ${input.actorId}::bigint, ${input.reason}::text, ${input.gateway}::text)`,
+        ${input.actorId}::bigint, ${input.reason}::text, ${input.gateway}::text, ${sql.param([...input.pspGateways])}::text[])`,
     );
   const { outcome, status } = row!;
   return outcome === 'unknown' ? { outcome } : { outcome, status: status! };

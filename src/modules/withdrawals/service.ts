@@ -13,7 +13,7 @@ import { playerRefusal } from '../wallet/ledger.ts';
 import { findIdentity } from '../kyc/repository.ts';
 import { ownAccountRefusals } from './own-account.ts';
 import type { PayoutMethodService } from './payout-method.ts';
-import { reportTransition, type PayoutService } from './payouts.ts';
+import { pspSettledGateways, reportTransition, type PayoutService } from './payouts.ts';
 import { normalizePixKey, type PixKeyType } from './pix-key.ts';
 import { limitRefusals } from './refusals.ts';
 import {
@@ -178,8 +178,18 @@ export class WithdrawalService {
   async #review(entry: OperationEntry, id: number, action: WithdrawalAction, reason: string | null): Promise<WithdrawalRow> {
     const row = await loggedTransaction(this.#ctx.db, entry, async (tx) => {
       const payout = action === 'approve' ? await this.#payoutMethod.forApproval(tx) : undefined;
-      const outcome = await transitionWithdrawal(tx, { id, action, actorId: entry.userId, reason, gateway: payout?.gateway ?? null });
+      const outcome = await transitionWithdrawal(tx, {
+        id,
+        action,
+        actorId: entry.userId,
+        reason,
+        gateway: payout?.gateway ?? null,
+        pspGateways: pspSettledGateways(this.#payouts),
+      });
       if (outcome.outcome === 'unknown') throw new NotFoundError();
+      // The PSP holds the payout (sent, or its outcome unknown): its outcome, and only that, settles it.
+      if (outcome.outcome === 'psp_settles')
+        throw new ConflictError('The payout was sent to the PSP: only its outcome can settle this withdrawal.', 'payout_at_psp');
       if (outcome.outcome === 'conflict') {
         const from = WITHDRAWAL_STATUSES.nameOf(outcome.status);
         throw new ConflictError(`A withdrawal that is ${from} cannot be ${ACTION_VERBS[action]}.`, 'invalid_transition');
@@ -220,7 +230,7 @@ export class WithdrawalService {
     const target = event.status === 'paid' ? WITHDRAWAL_STATUS.paid : WITHDRAWAL_STATUS.failed;
     const reason = event.reason ?? 'The payout failed at the gateway.';
     const outcome = await retrying(() =>
-      transitionWithdrawal(this.#ctx.db, { id: row.id, action, actorId: null, reason, gateway: gateway.code }),
+      transitionWithdrawal(this.#ctx.db, { id: row.id, action, actorId: null, reason, gateway: gateway.code, pspGateways: [] }),
     );
     if (outcome.outcome === 'unknown') throw new NotFoundError();
     if (outcome.outcome === 'done') {
