@@ -21,6 +21,7 @@ import { registerCatalogueRoutes } from './modules/games/catalogue/routes.ts';
 import { LaunchService } from './modules/games/launch/service.ts';
 import { registerLaunchRoutes } from './modules/games/launch/routes.ts';
 import { GameSessionPruner } from './modules/games/launch/session-retention.ts';
+import { endGameSessions } from './modules/games/launch/session-end.ts';
 import { DemoGameServer } from './modules/games/demo-provider/game-server.ts';
 import { registerDemoGameRoutes } from './modules/games/demo-provider/routes.ts';
 import { DemoWalletClient } from './modules/games/demo-provider/wallet-client.ts';
@@ -108,7 +109,7 @@ export interface AppOptions {
   gameAdapters?: GameProviderAdapter[];
   /** Extra routes (the benchmark's bare and floor routes); registered like any other. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => void;
-  /** The clock of draw games and of the age of majority (the system clock by default); tests set the time by hand. */
+  /** The clock of draw games, of the age of majority and of session times (the system clock by default); tests set the time by hand. */
   clock?: Clock;
 }
 
@@ -180,13 +181,15 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   });
   // Built only when enabled: off, no request pays for the histogram and /metrics is a 404.
   const metrics = config.metrics.enabled ? new Metrics({ pool: options.database.pool }) : undefined;
+  // The time services read (draws, the age of majority, sign-ins and session times); tests set it by hand.
+  const clock = options.clock ?? systemClock;
   const ctx: AppContext = {
     config,
     database: options.database,
     db,
     keys,
     identity,
-    sessions: new SessionManager(sessionStore, new RememberTokens({ db, keys, identity }), config),
+    sessions: new SessionManager(sessionStore, new RememberTokens({ db, keys, identity }), config, clock),
     mailer: options.mailer ?? createMailer({ mailUrl: config.mailUrl, from: config.mailFrom, dataDir: config.dataDir }),
     limiter: redis === undefined ? new DbRateLimiter(db) : new RedisRateLimiter(redis),
     redis,
@@ -253,8 +256,6 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     done();
   });
 
-  // The time services read (draws, the age of majority); tests set it by hand.
-  const clock = options.clock ?? systemClock;
   const hasher = new PasswordHasher(options.hashing);
   const accounts = new AccountService(ctx, hasher, config.appName);
 
@@ -272,7 +273,9 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   // Responsible gambling (docs/api.md section 14): the routes exist under every REGULATION; `br` enforces them.
   const responsible = new ResponsibleGambling(ctx, clock);
   registerLimitRoutes(app, responsible);
-  if (config.regulation === 'br') ctx.sessions.sessionEnd = (userId) => responsible.sessionEnd(userId);
+  if (config.regulation === 'br') ctx.sessions.sessionEnd = (userId, signedInAt) => responsible.sessionEnd(userId, signedInAt);
+  // A session past its end takes the game sessions launched from it along (src/modules/games/launch/session-end.ts).
+  ctx.sessions.sessionEnded = (session) => endGameSessions(db, session.userId, session.signedInAt, 0);
   registerBankRoutes(app, ctx);
   registerWalletRoutes(app, ctx, new WalletService(ctx));
   registerSettingsRoutes(app, new SettingsService(ctx));

@@ -58,8 +58,9 @@ describe('REGULATION=br: limits', () => {
     const t = ctx();
     const player = await t.player();
     const start = clock.now();
-    let data = await setLimits(player.client, { loss_daily: 50, session_minutes: 60, deposit_weekly: '200.50' });
-    assert.deepEqual([data.loss_daily, data.session_minutes, data.deposit_weekly, data.pending], [50, 60, 200.5, []]);
+    // No session time here: it would end this session long before the 24 hours (test/regulation/session-time.test.ts).
+    let data = await setLimits(player.client, { loss_daily: 50, loss_weekly: 60, deposit_weekly: '200.50' });
+    assert.deepEqual([data.loss_daily, data.loss_weekly, data.deposit_weekly, data.pending], [50, 60, 200.5, []]);
     data = await setLimits(player.client, { loss_daily: 20 });
     assert.deepEqual([data.loss_daily, data.pending], [20, []]);
     data = await setLimits(player.client, { loss_daily: 80, deposit_weekly: null });
@@ -235,33 +236,32 @@ describe('REGULATION=br: the session time', () => {
     const table = await regulatedSeat(t, demoDriver, { loss_daily: 1000, session_minutes: 5 });
     const client = t.client();
     await client.csrf();
-    const before = Date.now();
     assert.equal((await client.post('/api/login', { email: table.player.email, password: table.player.password })).status, 200);
-    const row = await one<{ ends_at: string | Date }>(
+    const row = await one<{ ends_at: string | Date; signed_in_at: string | Date }>(
       t.db,
-      sql`select ends_at from sessions where user_id = ${table.player.id} and ends_at is not null order by created_at desc limit 1`,
+      sql`select ends_at, signed_in_at from sessions where user_id = ${table.player.id} and ends_at is not null order by created_at desc limit 1`,
     );
-    const endsAt = new Date(row!.ends_at).getTime();
-    assert.ok(endsAt >= before + 5 * 60_000 && endsAt <= Date.now() + 5 * 60_000, 'five minutes after sign-in');
+    assert.equal(new Date(row!.signed_in_at).getTime(), clock.now().getTime(), 'signed in on the app clock');
+    assert.equal(new Date(row!.ends_at).getTime(), clock.now().getTime() + 5 * 60_000, 'five minutes after sign-in');
 
     // A money launch from that session carries its end into the game session.
     const admin = (await t.withRole('super-admin')).client;
     const code = `rg-${process.pid}-session`;
     const game = await adminGame(admin, (await adminProvider(admin, { code })).id, { slug: code, rtp: 96 });
     assert.equal((await client.get(`/api/provider-games/${game.id}/launch`)).status, 200);
-    const launched = await one<{ ends_at: string | Date }>(
+    const launched = await one<{ left_ms: number; signed_in_at: string | Date }>(
       t.db,
-      sql`select ends_at from game_sessions where user_id = ${table.player.id} order by id desc limit 1`,
+      sql`select extract(epoch from ends_at - created_at) * 1000 as left_ms, signed_in_at
+        from game_sessions where user_id = ${table.player.id} order by id desc limit 1`,
     );
-    assert.equal(new Date(launched!.ends_at).getTime(), endsAt);
+    assert.equal(Number(launched!.left_ms), 5 * 60_000, 'the time left, on the database clock');
+    assert.equal(new Date(launched!.signed_in_at).getTime(), new Date(row!.signed_in_at).getTime());
 
-    // Its end passes (written behind the app's back): the session is gone, and so are the bets of its game sessions.
-    await t.db.execute(
-      sql`update sessions set ends_at = now() - interval '1 second' where user_id = ${table.player.id} and ends_at is not null`,
-    );
+    // The game session's end passes (written behind the app's back): its bets are refused. The session's end passes: 401.
     await t.db.execute(sql`update game_sessions set ends_at = now() - interval '1 second' where user_id = ${table.player.id}`);
-    await t.changedOutside();
+    clock.advance(5 * 60_000);
     assert.equal((await client.get('/api/user')).status, 401);
+    clock.set('2026-11-27T10:00:00.000Z');
     const bet = await send(t, demoDriver, table.provider, betAt(table, 100n));
     assert.equal(bet.answer?.status, demoDriver.word('TOKEN_EXPIRED'), bet.res.text);
     assert.equal(await balanceOf(t.db, table.player.id), 10_000n);

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import { sha256 } from '../../src/platform/crypto.ts';
+import { UserIdentity } from '../../src/modules/users/identity.ts';
+import { randomAlphanumeric, sha256 } from '../../src/platform/crypto.ts';
 import { one } from '../../src/platform/db/client.ts';
 import { buildApp } from '../../src/app.ts';
+import { RedisSessionStore } from '../../src/platform/session/redis-store.ts';
 import { enableConfirmedTwoFactor, pendingLogin } from '../auth/support.ts';
 import { Client, currentTotp, uniqueEmail, useApp } from '../helpers/app.ts';
 
@@ -30,6 +32,18 @@ describe('sessions and rate limits in Redis (REDIS_URL)', () => {
     } finally {
       await second.close();
     }
+  });
+
+  test('a session written again (password confirmed) is still held under its digest alone, never its id', async () => {
+    const { client, password } = await ctx().player();
+    assert.equal((await client.post('/api/user/confirm-password', { password })).status, 201);
+    const id = client.jar.get('gp_session')!;
+    const redis = new Redis(REDIS_URL);
+    const stored = await redis.get(`croupier:session:${sha256(id)}`);
+    await redis.quit();
+    assert.ok(stored !== null && stored.includes('"passwordConfirmedAt":"'), 'the update is stored');
+    assert.ok(!stored.includes(id), 'the session id is not in Redis');
+    assert.equal((await client.get('/api/user')).status, 200);
   });
 
   test('a password change ends the other sessions and keeps this one', async () => {
@@ -75,5 +89,39 @@ describe('sessions and rate limits in Redis (REDIS_URL)', () => {
     await ctx().db.execute(sql`update users set status = 0 where id = ${id}`);
     await ctx().changedOutside();
     assert.equal((await client.get('/api/user')).status, 401);
+  });
+
+  test('a touch that read the session before its end was brought forward does not undo it', async () => {
+    const { id: userId } = await ctx().player();
+    const plain = new Redis(REDIS_URL);
+    const racing = new Redis(REDIS_URL);
+    const identity = new UserIdentity();
+    const other = new RedisSessionStore(plain, ctx().db, identity, 1800);
+    // This instance's touch reads the session, then the other instance shortens it, then the touch writes.
+    let shortenFirst = true;
+    const get = racing.get.bind(racing);
+    racing.get = async (key: string) => {
+      const raw = await get(key);
+      if (shortenFirst) {
+        shortenFirst = false;
+        await other.shortenForUser(userId, () => end);
+      }
+      return raw;
+    };
+    const store = new RedisSessionStore(racing, ctx().db, identity, 1800);
+    const id = randomAlphanumeric(40);
+    const signedInAt = new Date();
+    const end = new Date(signedInAt.getTime() + 60_000);
+    const blank = { csrfToken: 'x', pendingUserId: null, pendingRemember: false, pendingAt: null, passwordConfirmedAt: null };
+    try {
+      await other.create(id, { ...blank, userId, persistent: false, ip: null, userAgent: null, endsAt: null, signedInAt });
+      await store.touch(id);
+      const loaded = await other.load(id, 1800);
+      assert.equal(loaded?.session.endsAt?.getTime(), end.getTime(), 'the shortened end holds');
+      assert.ok(!shortenFirst, 'the race happened');
+    } finally {
+      await plain.quit();
+      await racing.quit();
+    }
   });
 });

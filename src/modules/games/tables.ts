@@ -112,6 +112,8 @@ export const gameSessions = pgTable(
     expiresAt: instant('expires_at').notNull(),
     /** When the signed-in session it was opened from ends (REGULATION=br, session_minutes): no bet after it. */
     endsAt: instant('ends_at'),
+    /** The sign-in of the player's session it was launched from (the app's clock): a lowered session time ends both. */
+    signedInAt: instant('signed_in_at'),
     createdAt: instant('created_at').notNull().defaultNow(),
   },
   (table) => [

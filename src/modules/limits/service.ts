@@ -3,6 +3,8 @@ import type { AppContext } from '../../platform/context.ts';
 import { transaction, type Db } from '../../platform/db/client.ts';
 import { ConflictError } from '../../platform/errors.ts';
 import { FieldCheck } from '../../platform/money.ts';
+import type { SessionEndRule } from '../../platform/session/store.ts';
+import { shortenGameSessions } from '../games/launch/session-end.ts';
 import { refusalError } from './messages.ts';
 import {
   currentExclusion,
@@ -16,6 +18,7 @@ import {
   type LimitRow,
   type LimitState,
 } from './repository.ts';
+import { sessionEndOf } from './session-time.ts';
 import { LIMIT_FIELDS, type LimitField } from './tables.ts';
 
 /** A raise or a removal waits this long (docs/api.md section 14). */
@@ -91,14 +94,18 @@ export class ResponsibleGambling {
 
   /**
    * A partial update: a new or lower limit applies at once (and drops a pending raise of it); a
-   * higher one or a removal (null) waits RAISE_DELAY_MS, shown in `pending`.
+   * higher one or a removal (null) waits RAISE_DELAY_MS, shown in `pending`. REGULATION=br: a
+   * session time that applies at once ends the player's sessions in progress that many minutes
+   * after their sign-in, and their game sessions with them (docs/regulation.md, "Session time").
    */
   async update(userId: number, body: Record<string, unknown>): Promise<LimitsView> {
     const wanted = parseLimits(body);
-    return transaction(this.#ctx.db, async (tx) => {
+    const timed = this.regulated && wanted.has('session_minutes');
+    const { view, endOf } = await transaction(this.#ctx.db, async (tx) => {
       await lockPlayer(tx, userId);
       const now = this.#clock.now();
       const rows = new Map((await limitRows(tx, userId, now, true)).map((row) => [row.field, row]));
+      let sessionRow: LimitRow | undefined = rows.get('session_minutes');
       for (const [field, value] of wanted) {
         const row = rows.get(field);
         const current = row?.inForce ?? null;
@@ -112,9 +119,15 @@ export class ResponsibleGambling {
           next = { field, value: current, pendingValue: value, pendingAt: new Date(now.getTime() + RAISE_DELAY_MS) };
         }
         await writeLimit(tx, userId, next);
+        if (field === 'session_minutes') sessionRow = next;
       }
-      return this.limits(userId, tx);
+      const endOf = timed ? sessionEndRule(sessionRow, now) : undefined;
+      if (endOf !== undefined) await shortenGameSessions(tx, userId, endOf, now);
+      return { view: await this.limits(userId, tx), endOf };
     });
+    // Once committed, as a self-exclusion ends them: the sessions on every instance.
+    if (endOf !== undefined) await this.#ctx.sessions.shortenSessions(userId, endOf);
+    return view;
   }
 
   /**
@@ -145,13 +158,14 @@ export class ResponsibleGambling {
   }
 
   /**
-   * REGULATION=br: when a session signed in now ends, `session_minutes` in force from now; null
-   * under `none` or without one. The session manager asks at every sign-in.
+   * REGULATION=br: when a session signed in at `signedInAt` ends (session_minutes after it, by the
+   * limit in force then: src/modules/limits/session-time.ts); null under `none` or without one.
+   * The session manager asks at every sign-in.
    */
-  async sessionEnd(userId: number): Promise<Date | null> {
+  async sessionEnd(userId: number, signedInAt: Date): Promise<Date | null> {
     if (!this.regulated) return null;
-    const minutes = (await this.limits(userId)).values.session_minutes;
-    return minutes === null ? null : new Date(Date.now() + Number(minutes) * 60_000);
+    const [row] = (await limitRows(this.#ctx.db, userId, signedInAt)).filter((row) => row.field === 'session_minutes');
+    return sessionEndOf(row, signedInAt);
   }
 
   /** REGULATION=br: a top-up or a launch of a self-excluded or listed player, or one without limits, is refused. */
@@ -167,6 +181,14 @@ export class ResponsibleGambling {
     const refusal = await depositRefusal(tx, userId, amount, this.#clock.now());
     if (refusal !== undefined) throw refusalError(refusal, 'top-up');
   }
+}
+
+/**
+ * The end of each session of the player under `row`, by its sign-in; a session whose sign-in is
+ * not known (stored before it was recorded) ends at `now` if a session signed in then would end at all.
+ */
+function sessionEndRule(row: LimitRow | undefined, now: Date): SessionEndRule {
+  return (signedInAt) => (signedInAt !== null ? sessionEndOf(row, signedInAt) : sessionEndOf(row, now) === null ? null : now);
 }
 
 /** The PUT's fields (others are ignored): money in units ≥ 0.01, session_minutes 1–1440, or null. */

@@ -1,6 +1,6 @@
 import type { InvalidationBus } from '../cache/invalidation.ts';
 import { sha256 } from '../crypto.ts';
-import type { LoadedSession, Session, SessionData, SessionStore } from './store.ts';
+import type { LoadedSession, Session, SessionData, SessionEndRule, SessionStore } from './store.ts';
 
 /** The invalidation topic of cached sessions; keys are `s:<id digest>` or `u:<user id>`, none means all. */
 export const SESSIONS_TOPIC = 'sessions';
@@ -132,6 +132,11 @@ export class CachedSessionStore implements SessionStore {
 
   prune(idleSeconds: number): Promise<number> {
     return this.#inner.prune(idleSeconds);
+  }
+
+  async shortenForUser(userId: number, endOf: SessionEndRule): Promise<void> {
+    await this.#inner.shortenForUser(userId, endOf);
+    await this.forgetUser(userId);
   }
 
   /**

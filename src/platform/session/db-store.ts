@@ -1,8 +1,8 @@
-import { and, eq, gt, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Identity } from '../auth/identity.ts';
 import { sha256 } from '../crypto.ts';
 import type { Db } from '../db/client.ts';
-import type { LoadedSession, Session, SessionData, SessionStore } from './store.ts';
+import type { LoadedSession, Session, SessionData, SessionEndRule, SessionStore } from './store.ts';
 import { sessions } from './table.ts';
 
 interface SessionRow {
@@ -17,6 +17,7 @@ interface SessionRow {
   user_agent: string | null;
   last_activity: string;
   ends_at: string | null;
+  signed_in_at: string | null;
   /** The active user as the identity's JSON, or null. */
   user: unknown;
 }
@@ -43,6 +44,7 @@ function prepareLoad(db: Db, identity: Identity) {
     user_agent: sql`${sessions.userAgent}`,
     last_activity: sql`${sessions.lastActivity}`,
     ends_at: sql`${sessions.endsAt}`,
+    signed_in_at: sql`${sessions.signedInAt}`,
     user: identity.activeUserJson(sql`${sessions.userId}`),
   };
   const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`);
@@ -88,6 +90,7 @@ export class DbSessionStore implements SessionStore {
       userAgent: row.user_agent,
       lastActivity: new Date(row.last_activity),
       endsAt: date(row.ends_at),
+      signedInAt: date(row.signed_in_at),
     };
     const user = row.user === null ? null : this.#identity.fromJson(row.user);
     // A session whose user was disabled or deleted is a guest session from now on.
@@ -134,6 +137,22 @@ export class DbSessionStore implements SessionStore {
     // A login half-way through its two-factor challenge belongs to the user too.
     const own = or(eq(sessions.userId, userId), eq(sessions.pendingUserId, userId))!;
     await this.#db.delete(sessions).where(exceptId === undefined ? own : and(own, ne(sessions.idHash, sha256(exceptId))));
+  }
+
+  async shortenForUser(userId: number, endOf: SessionEndRule): Promise<void> {
+    const held = await this.#db
+      .select({ idHash: sessions.idHash, signedInAt: sessions.signedInAt, endsAt: sessions.endsAt })
+      .from(sessions)
+      .where(eq(sessions.userId, userId));
+    for (const session of held) {
+      const end = endOf(session.signedInAt);
+      if (end === null || (session.endsAt !== null && session.endsAt <= end)) continue;
+      // The condition again in the statement: a concurrent change of the limit may have ended it earlier.
+      await this.#db
+        .update(sessions)
+        .set({ endsAt: end })
+        .where(and(eq(sessions.idHash, session.idHash), or(isNull(sessions.endsAt), gt(sessions.endsAt, end))));
+    }
   }
 
   async prune(idleSeconds: number): Promise<number> {

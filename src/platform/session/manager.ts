@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { logUserOf } from '../http/request-log.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { randomAlphanumeric } from '../crypto.ts';
 import { REMEMBER_COOKIE, REMEMBER_MAX_AGE_S, type RememberTokens } from './remember.ts';
 import type { CachedSessionStore } from './cached-store.ts';
-import type { Session, SessionData } from './store.ts';
+import type { Session, SessionData, SessionEndRule } from './store.ts';
 
 export const XSRF_COOKIE = 'XSRF-TOKEN';
 const PERSISTENT_MAX_AGE_S = 30 * 24 * 60 * 60;
@@ -27,12 +28,8 @@ function blankSession(request: FastifyRequest): SessionData {
     ip: request.ip,
     userAgent: request.headers['user-agent']?.slice(0, 500) ?? null,
     endsAt: null,
+    signedInAt: null,
   };
-}
-
-/** Whether a session's fixed end (session_minutes) has passed. */
-function ended(session: Session): boolean {
-  return session.endsAt !== null && session.endsAt.getTime() <= Date.now();
 }
 
 /** Session lifecycle and its cookies (docs/api.md section 2). */
@@ -40,16 +37,38 @@ export class SessionManager {
   readonly #store: CachedSessionStore;
   readonly #remember: RememberTokens;
   readonly #config: Config;
+  /** The time of sign-ins and of sessions' ends (tests move it); idle lifetimes are the stores' own. */
+  readonly #clock: Clock;
   /**
-   * When a session signed in now for `userId` must end whatever its activity (null: never),
-   * set by app.ts (REGULATION=br: the player's `session_minutes`); platform code knows no limits.
+   * When a session of `userId` signed in at `signedInAt` must end whatever its activity (null:
+   * never), set by app.ts (REGULATION=br: the player's `session_minutes`); platform code knows no limits.
    */
-  sessionEnd: ((userId: number) => Promise<Date | null>) | undefined;
+  sessionEnd: ((userId: number, signedInAt: Date) => Promise<Date | null>) | undefined;
+  /** What ends with a signed-in session found past its end (its game sessions), set by app.ts. */
+  sessionEnded: ((session: Session & { userId: number }) => Promise<void>) | undefined;
 
-  constructor(store: CachedSessionStore, remember: RememberTokens, config: Config) {
+  constructor(store: CachedSessionStore, remember: RememberTokens, config: Config, clock: Clock = systemClock) {
     this.#store = store;
     this.#remember = remember;
     this.#config = config;
+    this.#clock = clock;
+  }
+
+  /** Milliseconds until the session's fixed end (session_minutes), 0 once past; null when it has none. */
+  timeLeft(session: Pick<Session, 'endsAt'>): number | null {
+    return session.endsAt === null ? null : Math.max(0, session.endsAt.getTime() - this.#clock.now().getTime());
+  }
+
+  #ended(session: Session): boolean {
+    return this.timeLeft(session) === 0;
+  }
+
+  /**
+   * A time limit came into force (REGULATION=br: session_minutes set or lowered): every signed-in
+   * session of the user, on every instance, ends by what `endOf` answers for its sign-in.
+   */
+  shortenSessions(userId: number, endOf: SessionEndRule): Promise<void> {
+    return this.#store.shortenForUser(userId, endOf);
   }
 
   get store(): CachedSessionStore {
@@ -89,7 +108,7 @@ export class SessionManager {
     const loaded = this.#store.peek?.(id, this.idleSeconds);
     if (loaded === undefined) return false;
     if (loaded === null) return !revivable;
-    if (this.#needsTouch(loaded.session) || ended(loaded.session)) return false;
+    if (this.#needsTouch(loaded.session) || this.#ended(loaded.session)) return false;
     request.session = loaded.session;
     request.user = loaded.user;
     return true;
@@ -103,9 +122,11 @@ export class SessionManager {
   async resolve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = request.cookies[this.#config.sessionCookie];
     let loaded = id === undefined || id.length !== 40 ? null : await this.#store.load(id, this.idleSeconds);
-    if (loaded !== null && ended(loaded.session)) {
-      // Past its end (session_minutes): gone, as an idle one is; the player signs in again.
-      await this.#store.destroy(loaded.session.id);
+    if (loaded !== null && this.#ended(loaded.session)) {
+      // Past its end (session_minutes): gone, as an idle one is, with its game sessions; the player signs in again.
+      const { session } = loaded;
+      if (session.userId !== null) await this.sessionEnded?.({ ...session, userId: session.userId });
+      await this.#store.destroy(session.id);
       loaded = null;
     }
     if (loaded !== null) {
@@ -124,7 +145,7 @@ export class SessionManager {
     if (cookie === undefined) return;
     const userId = await this.#remember.verify(cookie);
     // A player with a session time is not signed in again by a cookie: the time would restart.
-    if (userId === null || (this.sessionEnd !== undefined && (await this.sessionEnd(userId)) !== null)) {
+    if (userId === null || (this.sessionEnd !== undefined && (await this.sessionEnd(userId, this.#clock.now())) !== null)) {
       this.clearRememberCookie(reply);
       return;
     }
@@ -152,7 +173,9 @@ export class SessionManager {
    */
   async regenerate(request: FastifyRequest, reply: FastifyReply, data: Partial<SessionData>): Promise<Session> {
     if (request.session !== null) await this.#store.destroy(request.session.id);
-    const session = await this.#store.create(randomAlphanumeric(40), { ...blankSession(request), ...data });
+    // A session that holds a user is a sign-in: its time is known, as a later time limit counts from it.
+    const signedIn = data.userId != null ? { signedInAt: data.signedInAt ?? this.#clock.now() } : {};
+    const session = await this.#store.create(randomAlphanumeric(40), { ...blankSession(request), ...data, ...signedIn });
     request.session = session;
     // Signing in: the rest of this request's log names the user.
     if (data.userId != null) logUserOf(request, data.userId);
@@ -169,8 +192,9 @@ export class SessionManager {
 
   /** Signs the user in on a fresh session, with a remember-me cookie when asked. */
   async signIn(request: FastifyRequest, reply: FastifyReply, userId: number, remember: boolean): Promise<Session> {
-    const endsAt = (await this.sessionEnd?.(userId)) ?? null;
-    const session = await this.regenerate(request, reply, { userId, persistent: remember, endsAt });
+    const signedInAt = this.#clock.now();
+    const endsAt = (await this.sessionEnd?.(userId, signedInAt)) ?? null;
+    const session = await this.regenerate(request, reply, { userId, persistent: remember, endsAt, signedInAt });
     if (remember) await this.issueRememberCookie(reply, userId);
     return session;
   }

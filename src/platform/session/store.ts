@@ -16,7 +16,15 @@ export interface SessionData {
    * docs/api.md section 14); null: only the idle lifetime ends it.
    */
   endsAt: Date | null;
+  /**
+   * When the user signed in on this session (the app's clock); null for a guest session. A time
+   * limit that comes into force later counts from it.
+   */
+  signedInAt: Date | null;
 }
+
+/** When a session signed in at `signedInAt` (null: not known) must end; null: it need not. */
+export type SessionEndRule = (signedInAt: Date | null) => Date | null;
 
 export interface Session extends SessionData {
   /** The plain id; only the cookie and this object ever hold it. */
@@ -46,4 +54,9 @@ export interface SessionStore {
   /** Ends every session of a user, except the one given. */
   destroyForUser(userId: number, exceptId?: string): Promise<void>;
   prune(idleSeconds: number): Promise<number>;
+  /**
+   * Brings the end of each signed-in session of the user forward to what `endOf` answers for its
+   * sign-in; an end is never moved later, and nothing else of the session changes (nor its idle clock).
+   */
+  shortenForUser(userId: number, endOf: SessionEndRule): Promise<void>;
 }

@@ -13,6 +13,8 @@ export const sessions = pgTable('sessions', {
   userAgent: text('user_agent'),
   /** When the session ends whatever its activity (REGULATION=br's session time); null: idle lifetime only. */
   endsAt: timestamp('ends_at', { withTimezone: true }),
+  /** When the user signed in on this session (the app's clock); null for a guest's. A later time limit counts from it. */
+  signedInAt: timestamp('signed_in_at', { withTimezone: true }),
   lastActivity: timestamp('last_activity', { withTimezone: true }).notNull().defaultNow(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -60,7 +60,7 @@ export function registerLaunchRoutes(app: App, service: LaunchService): void {
         userAgent: request.headers['user-agent'],
         language: typeof language === 'string' ? language : undefined,
       };
-      const data = await service.launch(currentUser(request).id, game, demo, client, request.log, request.session?.endsAt ?? null);
+      const data = await service.launch(currentUser(request).id, game, demo, client, request.log, request.session);
       // The token is a credential: no cache along the way may keep it.
       void reply.header('cache-control', 'no-store');
       return { data };

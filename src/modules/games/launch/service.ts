@@ -8,6 +8,7 @@ import type { GameAdapters, Launch, LaunchRequest } from '../adapters/adapter.ts
 import { openConfig } from '../adapters/config.ts';
 import { pathKey } from '../catalogue/records.ts';
 import { CATALOGUE_STATUS, gameSessions, providerGames, providers } from '../tables.ts';
+import { inDatabaseTime } from './session-end.ts';
 
 /** The launch token's life: the provider redeems it once, shortly after the launch. */
 export const LAUNCH_TOKEN_LIFE_S = 120;
@@ -35,6 +36,12 @@ export interface LaunchableGame {
   adapter: string;
   /** The provider's adapter configuration as stored (write-only fields sealed). */
   adapterConfig: Record<string, unknown> | null;
+}
+
+/** The player's session a launch comes from: the game session ends with it (session_minutes). */
+export interface LaunchingSession {
+  signedInAt: Date | null;
+  endsAt: Date | null;
 }
 
 /** What the player's browser said of itself (the launch route reads it from the request). */
@@ -116,14 +123,17 @@ export class LaunchService {
     return row;
   }
 
-  /** `endsAt`: when the signed-in session launching ends (session_minutes); the game session takes no bet after it. */
+  /**
+   * `from`: the signed-in session launching. The game session keeps its sign-in, and its end
+   * (session_minutes) as the time left: no bet, redemption or call after it.
+   */
   async launch(
     userId: number,
     game: LaunchableGame,
     demo: boolean,
     client: LaunchClient,
     log: Logger,
-    endsAt: Date | null = null,
+    from: LaunchingSession | null = null,
   ): Promise<LaunchAnswer> {
     const adapter = this.#adapters.get(game.adapter);
     if (adapter === undefined) {
@@ -137,6 +147,8 @@ export class LaunchService {
     const token = randomAlphanumeric(TOKEN_LENGTH);
     const currency = this.#ctx.config.defaultCurrency;
     const sessionToken = adapter.launchToken === 'session' && !demo;
+    const msLeft = from === null ? null : this.#ctx.sessions.timeLeft(from);
+    const endsAt = msLeft === null ? null : inDatabaseTime(msLeft);
     const [session] = await db
       .insert(gameSessions)
       .values({
@@ -147,6 +159,7 @@ export class LaunchService {
         demo,
         expiresAt: sql`now() + make_interval(secs => ${SESSION_LIFE_S})`,
         endsAt,
+        signedInAt: from?.signedInAt ?? null,
         ...(sessionToken
           ? {
               launchTokenHash: sha256(randomAlphanumeric(TOKEN_LENGTH)),
@@ -154,7 +167,10 @@ export class LaunchService {
               launchExpiresAt: sql`now()`,
               redeemedAt: sql`now()`,
             }
-          : { launchTokenHash: sha256(token), launchExpiresAt: sql`now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S})` }),
+          : {
+              launchTokenHash: sha256(token),
+              launchExpiresAt: sql`least(now() + make_interval(secs => ${LAUNCH_TOKEN_LIFE_S}), ${endsAt})`,
+            }),
       })
       .returning({ id: gameSessions.id });
 
