@@ -25,6 +25,8 @@ import { endGameSessions } from './modules/games/launch/session-end.ts';
 import { DemoGameServer } from './modules/games/demo-provider/game-server.ts';
 import { registerDemoGameRoutes } from './modules/games/demo-provider/routes.ts';
 import { DemoWalletClient } from './modules/games/demo-provider/wallet-client.ts';
+import { registerHeldWinRoutes } from './modules/games/held-wins/routes.ts';
+import { HeldWinService } from './modules/games/held-wins/service.ts';
 import { registerProviderBetRoutes } from './modules/games/provider-bets/routes.ts';
 import { ProviderBetService } from './modules/games/provider-bets/service.ts';
 import { ProviderCallbacks } from './modules/games/seamless-wallet/provider-callbacks.ts';
@@ -321,6 +323,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   // calls the wallet through this app's own router (docs/games.md, "Demo game").
   registerProviderCallbackRoutes(app, new ProviderCallbacks(ctx, gameAdapters), gameAdapters);
   registerProviderBetRoutes(app, ctx, new ProviderBetService(db));
+  registerHeldWinRoutes(app, ctx, new HeldWinService(ctx));
   registerDemoGameRoutes(app, ctx, new DemoGameServer(ctx, new DemoWalletClient((request) => app.inject(request))));
   registerCatalogueRoutes(app, ctx, { catalogue: new Catalogue(ctx), adapters: gameAdapters, storage });
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters, responsible));

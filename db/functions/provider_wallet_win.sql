@@ -16,6 +16,14 @@
 -- names besides its bet (Hub88's `user`), for protocols that name one; a bet of another player is
 -- then BET_NOT_FOUND (this player has no bet of that id), and a replay must name the same player.
 --
+-- The ceiling (docs/games.md, "Held wins"): a win above the operator's `games.max_win` (cents;
+-- 0 is none), read here from the settings version in force, in the statement that applies it, is
+-- recorded with outcome WIN_HELD and not credited: no ledger line, the round left as it is. A
+-- hold row keeps it for staff (provider_wallet_win_review releases or refuses it) and an alert
+-- goes into the operation log in the same statement (operation_log_alert, with the call's path
+-- and address, p_request_path and p_request_ip). Its replays answer the record's
+-- outcome as it is now: WIN_HELD while held, OK once released, WIN_REFUSED once refused.
+--
 -- The codes of an enabled provider (CATALOGUE_STATUS) and of an open and a settled round
 -- (PROVIDER_BET_STATUS) are passed in from their TypeScript declarations
 -- (src/modules/games/seamless-wallet/repository.ts).
@@ -31,13 +39,18 @@ create or replace function provider_wallet_win(
   p_enabled smallint,
   p_round_open smallint,
   p_round_settled smallint,
-  p_user_id bigint default null
+  p_user_id bigint default null,
+  p_request_path text default null,
+  p_request_ip text default null
 ) returns provider_wallet_answer language plpgsql as $$
 declare
   v_answer provider_wallet_answer;
   v_row provider_transactions;
   v_bet provider_transactions;
   v_foreign boolean;
+  v_settings_id bigint;
+  v_max_win bigint;
+  v_hold_id bigint;
 begin
   v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
   v_foreign := coalesce(v_bet.user_id <> p_user_id, false);
@@ -81,6 +94,30 @@ begin
   end if;
 
   if p_amount > 0 then
+    select s.id, (s.value ->> 'max_win')::bigint into v_settings_id, v_max_win
+      from settings s where s.name = 'games' order by s.version desc limit 1;
+    if coalesce(v_max_win, 0) > 0 and p_amount > v_max_win then
+      insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, bet_transaction_id,
+          amount, currency, outcome, payload)
+        values (p_provider_id, p_transaction_id, 'win', v_bet.user_id, v_bet.provider_bet_id, p_round_id, p_bet_transaction_id, p_amount,
+          p_currency, 'WIN_HELD', provider_payload_redacted(p_payload::jsonb))
+        on conflict (provider_id, transaction_id) do nothing
+        returning t.id into v_answer.transaction_ref;
+      if not found then
+        perform provider_wallet_abort('win ' || p_transaction_id || ' was recorded by a concurrent call');
+      end if;
+      insert into provider_win_holds (provider_id, provider_transaction_id, transaction_id, bet_transaction_id, round_id, provider_bet_id,
+          user_id, amount, currency, round_closed, max_win, settings_id)
+        values (p_provider_id, v_answer.transaction_ref, p_transaction_id, p_bet_transaction_id, p_round_id, v_bet.provider_bet_id,
+          v_bet.user_id, p_amount, p_currency, p_round_closed, v_max_win, v_settings_id)
+        returning id into v_hold_id;
+      perform operation_log_alert(p_request_path, p_request_ip, jsonb_build_object('alert', 'provider_win_held',
+        'held_win_id', v_hold_id, 'provider_id', p_provider_id, 'transaction_id', p_transaction_id, 'user_id', v_bet.user_id,
+        'amount', (p_amount::numeric / 100)::numeric(20, 2), 'max_win', (v_max_win::numeric / 100)::numeric(20, 2),
+        'currency', p_currency));
+      v_answer.outcome := 'WIN_HELD';
+      return v_answer;
+    end if;
     select a.balance_after into v_answer.balance from ledger_apply(v_bet.user_id, v_bet.currency, 'win', p_amount, 'provider_bet',
       v_bet.provider_bet_id, 'Win #' || v_bet.provider_bet_id, 'provider:' || p_provider_id || ':win:' || p_transaction_id) a;
   end if;

@@ -84,6 +84,20 @@ describe('admin permission matrix', () => {
     assert.equal((await root.client.post('/api/admin/upload', {})).status, 422);
   });
 
+  test('held wins: guest 401, player 403, provider-bets.view reads but neither releases nor refuses, super-admin passes', async () => {
+    const reader = await userWithPermissions(ctx(), ['provider-bets.view']);
+    const statusesOf = async (client: Client) => ({
+      list: (await client.get('/api/admin/held-wins')).status,
+      show: (await client.get('/api/admin/held-wins/999999')).status,
+      release: (await client.post('/api/admin/held-wins/999999/release', {})).status,
+      refuse: (await client.post('/api/admin/held-wins/999999/refuse', { reason: 'x' })).status,
+    });
+    assert.deepEqual(await statusesOf(guest), { list: 401, show: 401, release: 401, refuse: 401 });
+    assert.deepEqual(await statusesOf(player.client), { list: 403, show: 403, release: 403, refuse: 403 });
+    assert.deepEqual(await statusesOf(reader.client), { list: 200, show: 404, release: 403, refuse: 403 });
+    assert.deepEqual(await statusesOf(root.client), { list: 200, show: 404, release: 404, refuse: 404 });
+  });
+
   test('a change without the XSRF token is 419 before any permission check', async () => {
     assert.equal((await root.client.post('/api/admin/banks', {}, { 'x-xsrf-token': '' })).status, 419);
   });
@@ -98,6 +112,11 @@ describe('admin permission matrix', () => {
     assert.ok(doc.paths['/api/admin/bank-cards/{bank_card}']?.delete);
     assert.ok(doc.paths['/api/admin/operation-logs/{operation_log}']?.get);
     assert.ok(doc.paths['/api/admin/upload']?.post);
+    for (const action of ['release', 'refuse']) {
+      const operation = doc.paths[`/api/admin/held-wins/{held_win}/${action}`]?.post as { tags?: string[] } | undefined;
+      assert.deepEqual(operation?.tags, ['Admin: held wins'], action);
+    }
+    assert.ok(doc.paths['/api/admin/held-wins']?.get?.responses['200']);
   });
 });
 

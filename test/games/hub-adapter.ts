@@ -34,6 +34,8 @@ export const HUB_STATUS: Record<WalletStatus, string> = {
   ROUND_MISMATCH: 'RS_ERROR_WRONG_ROUND',
   ROUND_CLOSED: 'RS_ERROR_ROUND_CLOSED',
   LIMIT_REACHED: 'RS_ERROR_LIMIT_REACHED',
+  WIN_HELD: 'RS_ERROR_WIN_HELD',
+  WIN_REFUSED: 'RS_ERROR_WIN_REFUSED',
 };
 
 /** `X-Hub-Signature: base64(HMAC-SHA256(secret, "<X-Hub-Timestamp>:" + raw body))`, the timestamp in milliseconds. */

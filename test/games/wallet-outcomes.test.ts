@@ -10,6 +10,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Regulation } from '../../src/config.ts';
 import { WALLET_STATUSES, type WalletAction, type WalletStatus } from '../../src/modules/games/adapters/adapter.ts';
 import { SESSION_LIFE_S } from '../../src/modules/games/launch/service.ts';
+import { reviewHeldWin } from '../../src/modules/games/held-wins/repository.ts';
 import { prepareWalletStatements, walletAnswerFields, type WalletAnswerRow } from '../../src/modules/games/seamless-wallet/repository.ts';
 import { gameSessions } from '../../src/modules/games/tables.ts';
 import { users } from '../../src/modules/users/tables.ts';
@@ -25,9 +26,19 @@ const FUNCTIONS = new URL('../../db/functions/', import.meta.url);
 /** What each function can answer: together they must be WALLET_STATUSES. */
 const REACHABLE: Record<WalletAction, WalletStatus[]> = {
   balance: ['OK', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'PLAYER_DISABLED', 'PROVIDER_DISABLED'],
-  // Every outcome but the two only a call naming a bet can meet.
-  bet: WALLET_STATUSES.filter((status) => status !== 'BET_NOT_FOUND' && status !== 'BET_SETTLED'),
-  win: ['OK', 'PROVIDER_DISABLED', 'BET_NOT_FOUND', 'BET_REFUNDED', 'ROUND_MISMATCH', 'CURRENCY_MISMATCH', 'DUPLICATE_MISMATCH'],
+  // Every outcome but those only a call naming a bet can meet, and a win's.
+  bet: WALLET_STATUSES.filter((status) => !['BET_NOT_FOUND', 'BET_SETTLED', 'WIN_HELD', 'WIN_REFUSED'].includes(status)),
+  win: [
+    'OK',
+    'PROVIDER_DISABLED',
+    'BET_NOT_FOUND',
+    'BET_REFUNDED',
+    'ROUND_MISMATCH',
+    'CURRENCY_MISMATCH',
+    'DUPLICATE_MISMATCH',
+    'WIN_HELD',
+    'WIN_REFUSED',
+  ],
   refund: ['OK', 'PROVIDER_DISABLED', 'BET_NOT_FOUND', 'BET_SETTLED', 'DUPLICATE_MISMATCH'],
   player: ['OK', 'INVALID_TOKEN', 'PLAYER_DISABLED', 'PROVIDER_DISABLED'],
 };
@@ -86,7 +97,17 @@ function walletOf(t: TestApp, regulation: Regulation = 'none', answered = new Ma
       expect(
         'win',
         expected,
-        statements.win.execute({ providerId: provider.id, currency: 'BRL', roundClosed: false, payload, userId: null, ...memo, ...win }),
+        statements.win.execute({
+          providerId: provider.id,
+          currency: 'BRL',
+          roundClosed: false,
+          payload,
+          userId: null,
+          requestPath: null,
+          requestIp: null,
+          ...memo,
+          ...win,
+        }),
       ),
     refund: (expected: WalletStatus, provider: TestProvider, refund: { transactionId: string; betTransactionId: string }) =>
       expect(
@@ -189,6 +210,18 @@ describe('seamless wallet outcomes', () => {
     await wallet.win('ROUND_MISMATCH', provider, { ...paid, transactionId: nextId('win'), roundId: 'another-round' });
     await wallet.win('CURRENCY_MISMATCH', provider, { ...paid, transactionId: nextId('win'), currency: 'USD' });
     await wallet.win('PROVIDER_DISABLED', disabled, { ...paid, transactionId: nextId('win') });
+    // Over the operator's ceiling (10.00 here): held, and once refused its replays say so.
+    await t.db.execute(
+      sql`insert into settings (name, version, value) select 'games', max(version) + 1, '{"max_win": 1000}' from settings where name = 'games'`,
+    );
+    const over = { ...paid, transactionId: nextId('win'), amount: 1001n };
+    const held = await wallet.win('WIN_HELD', provider, over);
+    const [hold] = await rows<{ id: number }>(
+      t.db,
+      sql`select id from provider_win_holds where provider_transaction_id = ${held.transactionRef}`,
+    );
+    await reviewHeldWin(t.db, { id: Number(hold!.id), release: false, reviewerId: alice.player.id, reason: 'test' });
+    await wallet.win('WIN_REFUSED', provider, over);
 
     // refund
     const refund = { transactionId: nextId('refund'), betTransactionId: won.transactionId };

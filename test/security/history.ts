@@ -14,8 +14,8 @@ export interface KeptRecord {
 /**
  * A player who did everything a player does, so that the records it touched have children: a
  * paid top-up (payment method 1, a balance, ledger lines), a withdrawal, a round at a provider's
- * game through a launch, a bet on an in-house game's draw, and a bank card. Made first in a
- * fresh database, these records have the low ids that fuzzed paths name.
+ * game through a launch with a win held over the ceiling, a bet on an in-house game's draw, and a
+ * bank card. Made first in a fresh database, these records have the low ids that fuzzed paths name.
  */
 export async function playerWithHistory(t: TestApp, admin: SignedIn): Promise<{ player: SignedIn; kept: KeptRecord[] }> {
   const player = await t.player();
@@ -30,6 +30,17 @@ export async function playerWithHistory(t: TestApp, admin: SignedIn): Promise<{ 
   const session = opened.answer?.session ?? '';
   const round = { action: 'bet', token: session, transactionId: 'history-bet', roundId: 'history-round', game: providerGame.code } as const;
   assert.equal((await send(t, demoDriver, provider, { ...round, amount: 100n })).answer?.status, 'OK');
+  // A win over the operator's ceiling, held for review, so the held-win routes reach a record.
+  assert.equal((await admin.client.put('/api/admin/settings/games', { max_win: 0.5 })).status, 200);
+  const held = await send(t, demoDriver, provider, {
+    action: 'win',
+    transactionId: 'history-win',
+    betTransactionId: round.transactionId,
+    roundId: round.roundId,
+    amount: 100n,
+  });
+  assert.equal(held.answer?.status, 'WIN_HELD');
+  assert.equal((await admin.client.put('/api/admin/settings/games', { max_win: 0 })).status, 200);
 
   const created = await admin.client.post('/api/admin/games', { name: 'Dice', code: 'history-dice', type: 'dice3' });
   assert.equal(created.status, 201, created.text);

@@ -10,6 +10,7 @@ import {
   sealedSeed,
   settleDraw,
 } from '../../src/modules/draws/repository.ts';
+import { PROVIDER_WIN_REVIEW_OUTCOMES } from '../../src/modules/games/held-wins/repository.ts';
 import { currentReferralSettings, currentTopupSettings, currentWithdrawSettings } from '../../src/modules/settings/repository.ts';
 import { prepareReceivePixPayment, RECEIVE_PIX_PAYMENT_OUTCOMES } from '../../src/modules/pix/receive.ts';
 import { PAY_TOPUP_OUTCOMES, preparePayTopup } from '../../src/modules/topups/mark-paid.ts';
@@ -45,6 +46,8 @@ const DECLARED: Record<string, readonly string[]> = {
   place_draw_bet: PLACE_DRAW_BET_OUTCOMES,
   settle_draw: SETTLE_DRAW_OUTCOMES,
   cancel_draw: CANCEL_DRAW_OUTCOMES,
+  // Each answered in test/games/win-ceiling.test.ts, through the admin routes that call it.
+  provider_wallet_win_review: PROVIDER_WIN_REVIEW_OUTCOMES,
 };
 
 const withoutComments = (text: string) => text.replace(/--[^\n]*/g, '');

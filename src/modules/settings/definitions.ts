@@ -2,10 +2,12 @@ import { Type, type TSchema } from 'typebox';
 import { FieldCheck, rateToPercent, toUnits } from '../../platform/money.ts';
 
 /**
- * The three settings of docs/api.md section 10. Stored as JSON in minor units: money in cents,
- * rates in basis points, counts as integers, so a stored version reads back exactly.
+ * The settings of docs/api.md section 10. Stored as JSON in minor units: money in cents, rates
+ * in basis points, counts as integers, so a stored version reads back exactly. `games.max_win`
+ * is read by the SQL that applies it (db/functions/provider_wallet_win.sql, docs/games.md "Held
+ * wins"), in the statement of each win, so a new version holds from the next win on.
  */
-export const SETTING_NAMES = ['referral', 'topup', 'withdraw'] as const;
+export const SETTING_NAMES = ['referral', 'topup', 'withdraw', 'games'] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
 type Kind = 'money' | 'rate' | 'count' | 'options';
@@ -21,6 +23,7 @@ const FIELDS: Record<SettingName, Record<string, Kind>> = {
     referred_users_count: 'count',
     total_topped_up: 'money',
   },
+  games: { max_win: 'money' },
 };
 
 const MAX_COUNT = 1_000_000_000;

@@ -26,7 +26,8 @@ const VERSION = { id: settings.id, version: settings.version, value: settings.va
 /**
  * The version in force now (as seen by `db`, which may be the caller's transaction), as it
  * applies under `regulation`: under `br` its bonuses read 0 (bonuses.ts). Every reader of
- * settings comes through here.
+ * settings in TypeScript comes through here; `games.max_win` is read by the SQL that applies it
+ * (definitions.ts).
  */
 export async function currentSettings(db: Db, name: SettingName, regulation: Regulation = 'none'): Promise<SettingsVersion> {
   const [row] = await db.select(VERSION).from(settings).where(eq(settings.name, name)).orderBy(desc(settings.version)).limit(1);

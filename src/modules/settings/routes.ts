@@ -5,7 +5,7 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import { parseSettings, presentSettings, SETTING_NAMES, settingsBody, settingsRecord } from './definitions.ts';
 import type { SettingsService } from './service.ts';
 
-/** GET/PUT /api/admin/settings/{referral,topup,withdraw} (docs/api.md section 10). */
+/** GET/PUT /api/admin/settings/{referral,topup,withdraw,games} (docs/api.md section 10). */
 export function registerSettingsRoutes(app: App, service: SettingsService): void {
   const tags = ['Admin: settings'];
   for (const name of SETTING_NAMES) {

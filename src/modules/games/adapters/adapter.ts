@@ -60,6 +60,10 @@ export const WALLET_STATUSES = [
   'ROUND_MISMATCH',
   'ROUND_CLOSED',
   'LIMIT_REACHED',
+  // A win above the operator's ceiling (settings `games.max_win`): recorded, not credited, until
+  // staff release it (it then answers OK) or refuse it (WIN_REFUSED); docs/games.md, "Held wins".
+  'WIN_HELD',
+  'WIN_REFUSED',
 ] as const;
 export type WalletStatus = (typeof WALLET_STATUSES)[number];
 

@@ -172,6 +172,10 @@ export class DemoGameServer {
     for (let attempt = 1; attempt <= WIN_ATTEMPTS && settled === undefined; attempt++) {
       settled = await this.#call(provider, 'win', settle, caller);
     }
+    // Over the operator's ceiling (docs/games.md, "Held wins"): recorded, and credited only once staff release it.
+    if (settled?.status === 'WIN_HELD') {
+      return { status: 'WIN_HELD', reels, multiplier: pays, win: toUnits(win), balance: settled.balance, currency: session.currency };
+    }
     if (settled?.status !== 'OK') {
       // The stake is taken and the round stays open: the round's record shows it to operators.
       caller.log.error({ round, status: settled?.status, win: toUnits(win) }, 'demo game could not settle a round; it stays open');

@@ -95,10 +95,11 @@ const SCRIPT = `
     reels.forEach((reel) => reel.classList.add('spinning'));
     try {
       const answer = await post('/games/demo/spin', demo ? { session, stake, credits } : { session, stake });
-      if (answer.status === 'OK' || answer.status === 'UNSETTLED') answer.reels.forEach((symbol, i) => draw(reels[i], symbol));
+      if (answer.reels !== null) answer.reels.forEach((symbol, i) => draw(reels[i], symbol));
       if (demo && answer.balance !== null) credits = answer.balance;
       show(answer.balance);
       if (answer.status === 'OK') say(answer.win > 0 ? 'You win ' + money(answer.win) + '!' : 'No win this time.', answer.win > 0);
+      else if (answer.status === 'WIN_HELD') say('You win ' + money(answer.win) + '! It is held for review and credited once approved.', true);
       else say(refusal(answer.status));
     } catch {
       say('The game server did not answer. Please try again.');

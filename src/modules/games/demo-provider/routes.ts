@@ -15,7 +15,9 @@ const Money = Type.Union([Type.Number(), Type.String()]);
 const MAX_STAKE = 10_000n;
 
 const Status = Type.String({
-  description: '`OK`, a wallet refusal code (docs/games.md), `UNAVAILABLE` (the wallet could not be reached) or `UNSETTLED`.',
+  description:
+    '`OK`, a wallet refusal code (docs/games.md), `WIN_HELD` (the win is over the operator’s ceiling: held for review), ' +
+    '`UNAVAILABLE` (the wallet could not be reached) or `UNSETTLED`.',
 });
 const Units = Type.Union([Type.Number(), Type.Null()]);
 

@@ -57,6 +57,12 @@ export const HUB88_STATUS: Record<WalletStatus, Hub88Status> = {
   ROUND_CLOSED: RS.UNKNOWN,
   // REGULATION=br: a stake over the player's loss limit (docs/regulation.md).
   LIMIT_REACHED: RS.LIMIT_REACHED,
+  // A win over the operator's ceiling, held for review, and one staff refused: not credited, and
+  // not a verdict on the bet (TRANSACTION_DOES_NOT_EXIST would say the bet is unknown, which
+  // invites a rollback). The general error keeps the win unsuccessful at Hub88, whose retries are
+  // answered OK once staff release it (docs/games.md, "Held wins").
+  WIN_HELD: RS.UNKNOWN,
+  WIN_REFUSED: RS.UNKNOWN,
 };
 
 /** How a call refused before the wallet is worded. */

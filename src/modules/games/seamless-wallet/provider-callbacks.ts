@@ -61,6 +61,9 @@ export interface ProviderCallback {
   via?: string;
   rawBody: string;
   headers: IncomingHttpHeaders;
+  /** The request's path and the caller's address, for the operation log's alert of a held win. */
+  path: string;
+  ip: string;
   log: Logger;
 }
 
@@ -196,7 +199,7 @@ export class ProviderCallbacks {
     if (first !== undefined) return adapter.walletAnswer(call, keptAnswer(first.answer), body);
     // The wallet function decides on the provider's status as committed (PROVIDER_DISABLED), and
     // keeps the answer under the request id in the same statement.
-    const { answer, kept } = await this.#apply(provider.id, call, rawBody, log, { requestId: requestId ?? null, bodyHash });
+    const { answer, kept } = await this.#apply(provider.id, call, rawBody, request, { requestId: requestId ?? null, bodyHash });
     if (answer.status !== 'OK') log.info({ provider: provider.code, action, status: answer.status }, 'wallet call refused');
     if (requestId === undefined || kept) return adapter.walletAnswer(call, answer, body);
     // A concurrent delivery of the same request answered first: both are answered its words.
@@ -317,10 +320,11 @@ export class ProviderCallbacks {
     providerId: number,
     call: WalletCall,
     payload: string,
-    log: Logger,
+    request: ProviderCallback,
     memo: { requestId: string | null; bodyHash: string },
   ): Promise<Applied> {
     const statements = this.#statements;
+    const { log } = request;
     switch (call.action) {
       case 'player': {
         const [row] = await retrying(() => statements.player.execute({ providerId, userId: call.player, ...memo }));
@@ -372,6 +376,9 @@ export class ProviderCallbacks {
             roundClosed: call.roundClosed,
             payload,
             userId: call.player ?? null,
+            // A win over the ceiling is held, and its alert names the call (db/functions/provider_wallet_win.sql).
+            requestPath: request.path.split('?')[0]!.slice(0, 2048),
+            requestIp: request.ip,
           }),
         );
         if (row!.outcome === 'OK' && !row!.replayed && call.amount > 0n) this.#ctx.money.ledgerLine('win', call.amount);

@@ -81,7 +81,7 @@ export function prepareWalletStatements(db: Db, regulation: Regulation = 'none')
       .from(
         sql`provider_wallet_win(${p('providerId')}::bigint, ${p('transactionId')}::text, ${p('betTransactionId')}::text,
           ${p('roundId')}::text, ${p('amount')}::bigint, ${p('currency')}::text, ${p('roundClosed')}::boolean, ${p('payload')}::text,
-          ${enabled}, ${round.open}, ${round.settled}, ${p('userId')}::bigint) as a`,
+          ${enabled}, ${round.open}, ${round.settled}, ${p('userId')}::bigint, ${p('requestPath')}::text, ${p('requestIp')}::text) as a`,
       )
       .prepare('provider_wallet_win'),
     refund: db

@@ -70,6 +70,8 @@ export function registerProviderCallbackRoutes(app: App, service: ProviderCallba
           action: request.params.action,
           rawBody: rawBodyOf(request),
           headers: request.headers,
+          path: request.url,
+          ip: request.ip,
           log: request.log,
         }),
     );
@@ -108,6 +110,8 @@ export function registerProviderCallbackRoutes(app: App, service: ProviderCallba
                 via: adapter.code,
                 rawBody: rawBodyOf(request),
                 headers: request.headers,
+                path: request.url,
+                ip: request.ip,
                 log: request.log,
               }),
           );

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, smallint, text, unique } from 'drizzle-orm/pg-core';
 import { cents, instant, int8 } from '../../../platform/db/columns.ts';
 import type { WalletStatus } from '../adapters/adapter.ts';
 
@@ -59,8 +59,51 @@ export const providerTransactions = pgTable(
   ],
 );
 
+/**
+ * `provider_win_holds.status`, the one declaration of its codes: a win over the operator's
+ * ceiling waits `held` until staff release it (credited once) or refuse it (docs/games.md, "Held
+ * wins"); the review function is handed them (repository.ts).
+ */
+export const PROVIDER_WIN_HOLD_STATUS = { held: 0, released: 1, refused: 2 } as const;
+
+/** migrations/20261201090200_provider_win_ceiling.sql: a win the ceiling held, and what staff decided. */
+export const providerWinHolds = pgTable(
+  'provider_win_holds',
+  {
+    id: int8('id').primaryKey().generatedAlwaysAsIdentity(),
+    providerId: int8('provider_id').notNull(),
+    /** The held call's record in provider_transactions. */
+    providerTransactionId: int8('provider_transaction_id').notNull(),
+    transactionId: text('transaction_id').notNull(),
+    betTransactionId: text('bet_transaction_id').notNull(),
+    roundId: text('round_id').notNull(),
+    providerBetId: int8('provider_bet_id').notNull(),
+    userId: int8('user_id').notNull(),
+    amount: cents('amount').notNull(),
+    currency: text('currency').notNull(),
+    roundClosed: boolean('round_closed').notNull(),
+    /** The ceiling it was over (cents) and the `games` settings version that set it. */
+    maxWin: cents('max_win').notNull(),
+    settingsId: int8('settings_id').notNull(),
+    status: smallint('status').notNull().default(PROVIDER_WIN_HOLD_STATUS.held),
+    reason: text('reason'),
+    reviewedBy: int8('reviewed_by'),
+    reviewedAt: instant('reviewed_at'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (table) => [
+    unique('provider_win_holds_transaction_unique').on(table.providerTransactionId),
+    index('provider_win_holds_status_idx').on(table.status, table.id),
+    index('provider_win_holds_user_idx').on(table.userId, table.id),
+    index('provider_win_holds_provider_idx').on(table.providerId, table.id),
+    index('provider_win_holds_created_idx').on(table.createdAt),
+  ],
+);
+
 export type ProviderBet = typeof providerBets.$inferSelect;
 export type ProviderTransaction = typeof providerTransactions.$inferSelect;
+export type ProviderWinHold = typeof providerWinHolds.$inferSelect;
 
 /**
  * The answer given to each provider request id, for protocols that promise the same answer to the
