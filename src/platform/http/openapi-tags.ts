@@ -40,6 +40,7 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
   { name: 'Admin: providers', description: 'Game providers, their protocol, credentials and catalogue sync.' },
   { name: 'Admin: provider games', description: 'The games of each provider: visibility, order, thumbnails, return to player.' },
   { name: 'Admin: provider bets', description: 'Every bet, win and refund a provider called in.' },
+  { name: 'Admin: held wins', description: 'Provider wins above the operator’s ceiling, held until staff release or refuse them.' },
   { name: 'Admin: games', description: 'The in-house draw games and their settings.' },
   { name: 'Admin: draws', description: 'Draws: the schedule, drawing, cancelling and their seeds.' },
   { name: 'Admin: draw bets', description: 'Every bet placed on a draw.' },
