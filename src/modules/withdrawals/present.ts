@@ -49,7 +49,7 @@ export const AdminWithdrawalRecord = Type.Object({
   }),
   payout_state: Type.Union([Type.String({ enum: [...PAYOUT_STATES] }), Type.Null()], {
     description:
-      'What the payout request came to: `sent`, `unknown` (no answer known: the money stays held until reconciled), `refused` (the PSP refused it: failed and refunded); null before it was asked.',
+      'What the payout came to, agreeing with `status`: `sent` and `unknown` (no answer known: the money stays held until reconciled) while approved; `paid` once paid (2); `refused` (the PSP refused the request) or `failed` (not made) once failed (4) or rejected after approval (3), refunded; null before it was asked (pending, or rejected while pending).',
   }),
   payout_detail: Type.Union([Type.String(), Type.Null()], {
     description: 'The gateway’s words on its last answer (a refusal, a failure).',
