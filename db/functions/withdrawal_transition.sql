@@ -20,6 +20,11 @@
 -- PSP; status is the current one), 'unknown' (no such withdrawal, or not one of that payout
 -- gateway).
 -- p_actor is the admin (null for a gateway); approve records p_gateway as the payout gateway.
+--
+-- A payout's state agrees with the status it ends in, in the same update: complete makes it
+-- `paid`; fail, and a reject of an approved withdrawal (the operator says the payout was not
+-- made), make it `failed`, or keep `refused` (the PSP refused the request: the more precise
+-- word). Before, a paid withdrawal kept `sent` (docs/withdrawals.md, "What the request came to").
 create or replace function withdrawal_transition(
   p_withdrawal_id bigint,
   p_action text,
@@ -51,7 +56,13 @@ begin
       reviewed_by = case when p_actor_id is null then w.reviewed_by else p_actor_id end,
       reviewed_at = case when p_actor_id is null then w.reviewed_at else now() end,
       paid_at = case when p_action = 'complete' then now() else w.paid_at end,
-      payout_gateway = case when p_action = 'approve' then p_gateway else w.payout_gateway end
+      payout_gateway = case when p_action = 'approve' then p_gateway else w.payout_gateway end,
+      -- In SET, w.status is the status the withdrawal leaves.
+      payout_state = case
+        when p_action = 'complete' then 'paid'
+        when w.payout_state = 'refused' then w.payout_state
+        when p_action = 'fail' or (p_action = 'reject' and w.status = 1) then 'failed'
+        else w.payout_state end
     where w.id = p_withdrawal_id and w.status = any (p_from)
       and (p_actor_id is not null or w.payout_gateway = p_gateway)
       and (p_actor_id is null or w.payout_gateway is null or w.payout_gateway <> all (p_psp_gateways))

@@ -81,7 +81,7 @@ describe('payouts through Efí', () => {
       assert.ok(first!.paid >= 1, JSON.stringify(first));
       assert.equal(again!.paid, 0);
       const paid = await show(withdrawal.id);
-      assert.equal(paid.status, 2);
+      assert.deepEqual([paid.status, paid.payout_state], [2, 'paid'], 'the payout state agrees with the status');
       assert.ok(paid.paid_at !== null);
       assert.equal(await balanceOf(t.db, player.id), 9_250n);
       assert.deepEqual(await lines(t, player.id), ['adjustment 10000', 'withdrawal -750']);
@@ -99,7 +99,7 @@ describe('payouts through Efí', () => {
       await t.app.payoutReconciler.run(LATER());
       await t.app.payoutReconciler.run(LATER());
       const failed = await show(withdrawal.id);
-      assert.equal(failed.status, 4);
+      assert.deepEqual([failed.status, failed.payout_state], [4, 'failed'], 'the payout state agrees with the status');
       assert.ok(failed.reason !== null && failed.reason !== '');
       assert.equal(await balanceOf(t.db, player.id), 10_000n);
       assert.deepEqual(await lines(t, player.id), ['adjustment 10000', 'withdrawal -1500', 'withdrawal_refund 1500']);

@@ -7,7 +7,7 @@ import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { equals, IdFilter, MAX_ID } from '../../platform/pagination/list.ts';
 import { AccountType, AdminWithdrawalRecord, presentAdminWithdrawal, StatusFilter } from './present.ts';
-import { withdrawalFields } from './repository.ts';
+import { adminWithdrawalFields } from './repository.ts';
 import type { WithdrawalService } from './service.ts';
 import { withdrawals } from './tables.ts';
 
@@ -27,7 +27,7 @@ export function registerAdminWithdrawalRoutes(app: App, ctx: AppContext, service
       permission: 'withdrawals',
       tag: 'Admin: withdrawals',
       table: withdrawals,
-      select: withdrawalFields,
+      select: adminWithdrawalFields,
       record: AdminWithdrawalRecord,
       actions: ['list', 'show'],
       filters: {

@@ -3,7 +3,8 @@ import { timestamps } from '../../platform/http/record.ts';
 import { toUnits } from '../../platform/money.ts';
 import { maskCpf } from '../kyc/present.ts';
 import { PIX_KEY_TYPES } from './pix-key.ts';
-import type { WithdrawalRow } from './repository.ts';
+import { presentReview, ReviewFields } from './admin-view.ts';
+import type { AdminWithdrawalRow, WithdrawalRow } from './repository.ts';
 import { PAYOUT_STATES, WITHDRAWAL_STATUSES } from './tables.ts';
 
 export const AccountType = Type.Enum(PIX_KEY_TYPES, {
@@ -38,7 +39,10 @@ const fields = {
 
 export const WithdrawalRecord = Type.Object(fields);
 
-/** What operators also see: how to find the payout at the gateway (docs/withdrawals.md, "Reconciling"). */
+/**
+ * What operators also see: how to find the payout at the gateway (docs/withdrawals.md,
+ * "Reconciling"), and what a reviewer decides by ("What a reviewer sees").
+ */
 export const AdminWithdrawalRecord = Type.Object({
   ...fields,
   reference: Type.String({ description: 'Our reference of the payout at the gateway.' }),
@@ -49,11 +53,12 @@ export const AdminWithdrawalRecord = Type.Object({
   }),
   payout_state: Type.Union([Type.String({ enum: [...PAYOUT_STATES] }), Type.Null()], {
     description:
-      'What the payout request came to: `sent`, `unknown` (no answer known: the money stays held until reconciled), `refused` (the PSP refused it: failed and refunded); null before it was asked.',
+      'What the payout came to, agreeing with `status`: `sent` and `unknown` (no answer known: the money stays held until reconciled) while approved; `paid` once paid (2); `refused` (the PSP refused the request) or `failed` (not made) once failed (4) or rejected after approval (3), refunded; null before it was asked (pending, or rejected while pending).',
   }),
   payout_detail: Type.Union([Type.String(), Type.Null()], {
     description: 'The gateway’s words on its last answer (a refusal, a failure).',
   }),
+  ...ReviewFields,
 });
 
 /**
@@ -86,7 +91,7 @@ export function presentWithdrawal(row: WithdrawalRow) {
   };
 }
 
-export function presentAdminWithdrawal(row: WithdrawalRow) {
+export function presentAdminWithdrawal({ review, ...row }: AdminWithdrawalRow, now = new Date()) {
   return {
     ...presentWithdrawal(row),
     reference: row.public_id,
@@ -95,5 +100,6 @@ export function presentAdminWithdrawal(row: WithdrawalRow) {
     payout_method_id: row.payout_method_id,
     payout_state: row.payout_state,
     payout_detail: row.payout_detail,
+    ...presentReview(review, now),
   };
 }

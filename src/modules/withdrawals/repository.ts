@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { outcomeColumn, resultColumn, rowFromJson, smallints } from '../../platform/db/function-calls.ts';
 import type { RowOf } from '../../platform/pagination/list.ts';
+import { reviewField } from './admin-view.ts';
 import { WITHDRAWAL_STATUS, withdrawals, type PayoutState } from './tables.ts';
 
 /** A withdrawal as every reader selects it. */
@@ -30,6 +31,16 @@ export const withdrawalFields = {
 };
 
 export type WithdrawalRow = RowOf<typeof withdrawalFields>;
+
+/** A withdrawal as operators read it: with what a reviewer decides by (admin-view.ts). */
+export const adminWithdrawalFields = { ...withdrawalFields, ...reviewField };
+
+export type AdminWithdrawalRow = RowOf<typeof adminWithdrawalFields>;
+
+export async function findAdminWithdrawal(db: Db, id: number): Promise<AdminWithdrawalRow | undefined> {
+  const [row] = await db.select(adminWithdrawalFields).from(withdrawals).where(eq(withdrawals.id, id));
+  return row;
+}
 
 export async function findWithdrawal(db: Db, id: number): Promise<WithdrawalRow | undefined> {
   const [row] = await db.select(withdrawalFields).from(withdrawals).where(eq(withdrawals.id, id));

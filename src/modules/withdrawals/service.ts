@@ -17,11 +17,13 @@ import { pspSettledGateways, reportTransition, type PayoutService } from './payo
 import { normalizePixKey, type PixKeyType } from './pix-key.ts';
 import { limitRefusals } from './refusals.ts';
 import {
+  findAdminWithdrawal,
   findWithdrawal,
   findWithdrawalByReference,
   prepareRequestWithdrawal,
   setPayoutMethod,
   transitionWithdrawal,
+  type AdminWithdrawalRow,
   type RequestOutcomeRow,
   type RequestWithdrawalStatement,
   type WithdrawalAction,
@@ -152,8 +154,9 @@ export class WithdrawalService {
    * committed, then the payout request (never inside the transaction: it is a network call). 404
    * unknown, 409 from another state.
    */
-  async approve(entry: OperationEntry, id: number, log: Logger): Promise<WithdrawalRow> {
-    return this.#payout.send(await this.#review(entry, id, 'approve', null), log);
+  async approve(entry: OperationEntry, id: number, log: Logger): Promise<AdminWithdrawalRow> {
+    await this.#payout.send(await this.#review(entry, id, 'approve', null), log);
+    return this.#adminRecord(id);
   }
 
   /** An operator completes, rejects or fails a withdrawal: as `approve`, without a payout to ask for. */
@@ -162,8 +165,14 @@ export class WithdrawalService {
     id: number,
     action: Exclude<WithdrawalAction, 'approve'>,
     reason: string | null,
-  ): Promise<WithdrawalRow> {
-    return this.#review(entry, id, action, reason);
+  ): Promise<AdminWithdrawalRow> {
+    await this.#review(entry, id, action, reason);
+    return this.#adminRecord(id);
+  }
+
+  /** The record an operator's action answers: the list's row, so the back office updates it in place (docs/api.md section 8). */
+  async #adminRecord(id: number): Promise<AdminWithdrawalRow> {
+    return (await findAdminWithdrawal(this.#ctx.db, id))!;
   }
 
   /** REGULATION=br: the player's own key and verified name (own-account.ts), or a 422 by field. */

@@ -6,11 +6,14 @@ import { users } from '../users/tables.ts';
 import type { PixKeyType } from './pix-key.ts';
 
 /**
- * What a payout request came to: `sent` (the gateway took it), `unknown` (no answer known: the
- * money stays held until an answer comes), `refused` (the PSP refused it and holds no such
- * payout: the withdrawal failed with its refund). Null: not asked yet (or before this column).
+ * What a payout came to, agreeing with the withdrawal's status: while approved, `sent` (the
+ * gateway took it) or `unknown` (no answer known: the money stays held until an answer comes);
+ * then `paid` (completed), `refused` (the PSP refused it and holds no such payout: the
+ * withdrawal failed with its refund) or `failed` (not made: failed, or rejected after its
+ * approval, with the refund). Null: not asked (pending, rejected while pending). The ends are
+ * written by withdrawal_transition with the status (migrations/20261203120000_payout_state_outcome.sql).
  */
-export const PAYOUT_STATES = ['sent', 'unknown', 'refused'] as const;
+export const PAYOUT_STATES = ['sent', 'unknown', 'refused', 'paid', 'failed'] as const;
 export type PayoutState = (typeof PAYOUT_STATES)[number];
 
 /** migrations/20261124110000_withdrawals.sql; rows change only through request_withdrawal and withdrawal_transition (db/functions/). */
