@@ -9,6 +9,7 @@ if (problem !== undefined) {
   console.error(problem);
   process.exit(1);
 }
+await import('./compile-cache.js');
 await import('./resolve-hooks.js');
 const { main } = await import('../src/cli.ts');
 process.exitCode = await main(process.argv.slice(2));
