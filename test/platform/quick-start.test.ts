@@ -93,7 +93,10 @@ describe('the README quick start, top to bottom', () => {
     const server = await serve({ ...where, PORT: '0' });
     try {
       const port = new URL(server.url).port;
-      assert.ok(server.output().includes(`croupier ready at http://localhost:${port} `), server.output());
+      // The start line follows `Server listening`, which is what serve() waited for.
+      const ready = `croupier ready at http://localhost:${port} `;
+      for (const until = Date.now() + 30_000; !server.output().includes(ready) && Date.now() < until;) await sleep(50);
+      assert.ok(server.output().includes(ready), server.output());
       const docs = await new Browser(server.url).call('GET', '/docs/json');
       assert.equal(docs.status, 200);
     } finally {
