@@ -51,6 +51,8 @@ declare
   v_settings_id bigint;
   v_max_win bigint;
   v_hold_id bigint;
+  -- Above the operator's ceiling (settings games.max_win): recorded and held, nothing credited.
+  v_held boolean := false;
 begin
   v_bet := provider_wallet_named_bet(p_provider_id, p_bet_transaction_id);
   v_foreign := coalesce(v_bet.user_id <> p_user_id, false);
@@ -96,45 +98,40 @@ begin
   if p_amount > 0 then
     select s.id, (s.value ->> 'max_win')::bigint into v_settings_id, v_max_win
       from settings s where s.name = 'games' order by s.version desc limit 1;
-    if coalesce(v_max_win, 0) > 0 and p_amount > v_max_win then
-      insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, bet_transaction_id,
-          amount, currency, outcome, payload)
-        values (p_provider_id, p_transaction_id, 'win', v_bet.user_id, v_bet.provider_bet_id, p_round_id, p_bet_transaction_id, p_amount,
-          p_currency, 'WIN_HELD', provider_payload_redacted(p_payload::jsonb))
-        on conflict (provider_id, transaction_id) do nothing
-        returning t.id into v_answer.transaction_ref;
-      if not found then
-        perform provider_wallet_abort('win ' || p_transaction_id || ' was recorded by a concurrent call');
-      end if;
-      insert into provider_win_holds (provider_id, provider_transaction_id, transaction_id, bet_transaction_id, round_id, provider_bet_id,
-          user_id, amount, currency, round_closed, max_win, settings_id)
-        values (p_provider_id, v_answer.transaction_ref, p_transaction_id, p_bet_transaction_id, p_round_id, v_bet.provider_bet_id,
-          v_bet.user_id, p_amount, p_currency, p_round_closed, v_max_win, v_settings_id)
-        returning id into v_hold_id;
-      perform operation_log_alert(p_request_path, p_request_ip, jsonb_build_object('alert', 'provider_win_held',
-        'held_win_id', v_hold_id, 'provider_id', p_provider_id, 'transaction_id', p_transaction_id, 'user_id', v_bet.user_id,
-        'amount', (p_amount::numeric / 100)::numeric(20, 2), 'max_win', (v_max_win::numeric / 100)::numeric(20, 2),
-        'currency', p_currency));
-      v_answer.outcome := 'WIN_HELD';
-      return v_answer;
+    v_held := coalesce(v_max_win, 0) > 0 and p_amount > v_max_win;
+    if not v_held then
+      select a.balance_after into v_answer.balance from ledger_apply(v_bet.user_id, v_bet.currency, 'win', p_amount, 'provider_bet',
+        v_bet.provider_bet_id, 'Win #' || v_bet.provider_bet_id, 'provider:' || p_provider_id || ':win:' || p_transaction_id) a;
     end if;
-    select a.balance_after into v_answer.balance from ledger_apply(v_bet.user_id, v_bet.currency, 'win', p_amount, 'provider_bet',
-      v_bet.provider_bet_id, 'Win #' || v_bet.provider_bet_id, 'provider:' || p_provider_id || ':win:' || p_transaction_id) a;
   end if;
-  update provider_bets r set win_amount = r.win_amount + p_amount, updated_at = now(),
-      status = case when p_round_closed and r.status = p_round_open then p_round_settled else r.status end,
-      settled_at = case when p_round_closed and r.status = p_round_open then now() else r.settled_at end
-    where r.id = v_bet.provider_bet_id;
+  -- A held win leaves its round as it is: staff's release settles it (provider_wallet_win_review.sql).
+  if not v_held then
+    update provider_bets r set win_amount = r.win_amount + p_amount, updated_at = now(),
+        status = case when p_round_closed and r.status = p_round_open then p_round_settled else r.status end,
+        settled_at = case when p_round_closed and r.status = p_round_open then now() else r.settled_at end
+      where r.id = v_bet.provider_bet_id;
+  end if;
+  v_answer.outcome := case when v_held then 'WIN_HELD' else 'OK' end;
   insert into provider_transactions as t (provider_id, transaction_id, kind, user_id, provider_bet_id, round_id, bet_transaction_id,
       amount, currency, outcome, payload)
     values (p_provider_id, p_transaction_id, 'win', v_bet.user_id, v_bet.provider_bet_id, p_round_id, p_bet_transaction_id, p_amount,
-      p_currency, 'OK', provider_payload_redacted(p_payload::jsonb))
+      p_currency, v_answer.outcome, provider_payload_redacted(p_payload::jsonb))
     on conflict (provider_id, transaction_id) do nothing
     returning t.id into v_answer.transaction_ref;
   if not found then
     perform provider_wallet_abort('win ' || p_transaction_id || ' was recorded by a concurrent call');
   end if;
-  v_answer.outcome := 'OK';
+  if v_held then
+    insert into provider_win_holds (provider_id, provider_transaction_id, transaction_id, bet_transaction_id, round_id, provider_bet_id,
+        user_id, amount, currency, round_closed, max_win, settings_id)
+      values (p_provider_id, v_answer.transaction_ref, p_transaction_id, p_bet_transaction_id, p_round_id, v_bet.provider_bet_id,
+        v_bet.user_id, p_amount, p_currency, p_round_closed, v_max_win, v_settings_id)
+      returning id into v_hold_id;
+    perform operation_log_alert(p_request_path, p_request_ip, jsonb_build_object('alert', 'provider_win_held',
+      'held_win_id', v_hold_id, 'provider_id', p_provider_id, 'transaction_id', p_transaction_id, 'user_id', v_bet.user_id,
+      'amount', (p_amount::numeric / 100)::numeric(20, 2), 'max_win', (v_max_win::numeric / 100)::numeric(20, 2),
+      'currency', p_currency));
+  end if;
   return v_answer;
 end;
 $$;
