@@ -3,6 +3,7 @@ import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { toUnits } from '../../platform/money.ts';
 import { ValidationError } from '../../platform/errors.ts';
+import { saoPauloDate, saoPauloDay } from '../../platform/sao-paulo.ts';
 import { isReportDate, reportTotals, type DailyReport } from './daily.ts';
 import type { ReportService } from './service.ts';
 
@@ -66,11 +67,9 @@ function daysOf(query: { date?: string; from?: string; to?: string }): { days: s
   return { days, range: true };
 }
 
-/** The calendar day after `day` (YYYY-MM-DD). */
+/** The calendar day after `day` (YYYY-MM-DD): the São Paulo date of its report's end. */
 function nextDay(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
+  return saoPauloDate(saoPauloDay(day).to);
 }
 
 /**
