@@ -35,4 +35,4 @@ EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1 and receives SIGTERM: `serve` drains requests and closes gracefully.
-CMD ["node", "bin/croupier.js", "serve"]
+CMD ["node", "--liftoff-only", "bin/croupier.js", "serve"]

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --liftoff-only
 // The sources are TypeScript run by Node's own type stripping, so there is no build step; a Node
 // too old for it is told so in one line before any .ts file is loaded.
 import console from 'node:console';

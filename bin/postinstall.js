@@ -1,6 +1,7 @@
 // `npm install` prepares what a first `npm start` on the embedded database would otherwise spend
-// seconds on (src/platform/db/template.ts). It never fails the install: without the template a
-// fresh DATA_DIR runs initdb itself, as before.
+// seconds on (src/platform/db/template.ts): an initialised data directory, and the same migrated.
+// It never fails the install: without the templates a fresh DATA_DIR runs initdb and the
+// migrations itself, as before.
 import console from 'node:console';
 import { nodeVersionProblem, requiredRange } from './node-version.js';
 
@@ -9,10 +10,11 @@ if (nodeVersionProblem(process.versions.node, requiredRange()) === undefined) {
   try {
     await import('./resolve-hooks.js');
     const { prepareTemplate } = await import('../src/platform/db/prepare-template.ts');
-    const { dataDirTemplate } = await import('../src/platform/db/template.ts');
-    const template = dataDirTemplate();
-    if (await prepareTemplate(template)) console.log(`croupier: embedded database template written to ${template.dir}`);
+    const { defaultTemplateDir } = await import('../src/platform/db/template.ts');
+    if (await prepareTemplate()) console.log(`croupier: embedded database templates written to ${defaultTemplateDir()}`);
   } catch (error) {
-    console.warn(`croupier: no embedded database template (${String(error)}); a fresh DATA_DIR will run initdb instead.`);
+    console.warn(
+      `croupier: no embedded database template (${String(error)}); a fresh DATA_DIR will run initdb and the migrations instead.`,
+    );
   }
 }

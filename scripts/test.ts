@@ -3,14 +3,20 @@
 import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../bin/node-flags.js';
+import { prepareTemplate } from '../src/platform/db/prepare-template.ts';
 
 const args = process.argv.slice(2);
 const files = args.length > 0 ? args : globSync('test/**/*.test.ts').sort();
 const backends = ['pglite', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : [])];
+// Every test file's in-memory database starts from the migrated template of today's schema
+// (src/platform/db/template.ts): made here once when a migration or function file changed since
+// `npm install`, instead of each file migrating its own.
+await prepareTemplate();
 let failed = false;
 for (const backend of backends) {
   console.log(`\n# croupier tests on ${backend}\n`);
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+  const result = spawnSync(process.execPath, [...NODE_FLAGS, '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
     stdio: 'inherit',
     // Every test file and every server or command it starts loads the same modules: Node's
     // compile cache (bin/compile-cache.js) strips and compiles each once for the whole run.

@@ -76,6 +76,7 @@ import { RedisInvalidationBus } from './platform/cache/redis-invalidation.ts';
 import { logDestination } from './platform/log-output.ts';
 import { loggableUrl } from './platform/log-safety.ts';
 import { docsUiOptions, openapiOptions } from './platform/http/openapi.ts';
+import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
 import { Metrics } from './platform/metrics/registry.ts';
 import { noMoneyEvents } from './platform/metrics/money.ts';
 import { registerMetrics } from './platform/metrics/routes.ts';
@@ -158,6 +159,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // Response serializers built on a route's first answer, not at start (lazy-serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
     frameworkErrors,
     clientErrorHandler,
     // Node answers an HTTP/1.1 request without Host with an empty 400; the error handler answers it (error-handler.ts).

@@ -155,7 +155,7 @@ async function run(command: string | undefined, args: string[]): Promise<number>
       const log = pino({ level: config.logLevel }, logDestination(config.logFormat, undefined, process.stdout.isTTY === true)).child({
         role: 'primary',
       });
-      const migrations = countMigrations(applied);
+      const migrations = countMigrations(applied, database);
       return runPrimary(workers, log, {
         // Every worker listens on the port chosen here, which the links they make name.
         env: { PORT: String(config.port) },

@@ -20,7 +20,7 @@ import { assertReadableFile, FileArgumentError, makeDirectory } from './platform
 import { loggableError } from './platform/log-safety.ts';
 import type { Database } from './platform/db/client.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
-import { migrate } from './platform/db/migrate.ts';
+import { listMigrations, migrate } from './platform/db/migrate.ts';
 import { connectRedis } from './platform/redis.ts';
 import { backingSessionStore } from './platform/session/backing-store.ts';
 import { SESSIONS_TOPIC, userKey } from './platform/session/cached-store.ts';
@@ -90,7 +90,10 @@ function migrated<T>(open: Opener, work: (env: CommandEnv) => Promise<T>): Promi
 
 export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
   async migrate(_args, open, out) {
-    const applied = await open(({ database }) => migrate(database));
+    const { applied, created } = await open(async ({ database }) => ({ applied: await migrate(database), created: database.created }));
+    // A new DATA_DIR copied from the migrated template comes with every migration (template.ts).
+    if (created === 'migrated template')
+      out.out(`Created the embedded database from the migrated template: every migration (${listMigrations().length}) applied.`);
     out.out(applied.length === 0 ? 'Nothing to migrate.' : `Applied: ${applied.join(', ')}`);
     return 0;
   },

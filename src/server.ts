@@ -13,7 +13,7 @@ import { openDatabase, serverDatabase, type Database } from './platform/db/clien
 import { DataDirLockedError } from './platform/db/lock.ts';
 import { listMigrations, migrate } from './platform/db/migrate.ts';
 import { loggableError } from './platform/log-safety.ts';
-import { appUrlNote, startupSummary } from './platform/startup-summary.ts';
+import { appUrlNote, startupSummary, type StartFacts } from './platform/startup-summary.ts';
 
 /** Seconds a shutdown may take before the process gives up on open connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -149,7 +149,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       config,
       database,
       // migrate() answers the function files it applied too (db/functions/); the line counts migrations.
-      migrations: countMigrations(applied),
+      migrations: countMigrations(applied, database),
       workers: 1,
       port,
     });
@@ -184,7 +184,9 @@ function collectStartupGarbage(): void {
   setTimeout(gc, LATE_COLLECTION_MS).unref();
 }
 
-export function countMigrations(applied: string[]): { applied: number; total: number } {
+export function countMigrations(applied: string[], database?: Pick<Database, 'created'>): StartFacts['migrations'] {
   const names = new Set(listMigrations().map((migration) => migration.name));
+  // A new DATA_DIR copied from the migrated template got every migration with the copy (template.ts).
+  if (database?.created === 'migrated template') return { applied: names.size, total: names.size, fromTemplate: true };
   return { applied: applied.filter((name) => names.has(name)).length, total: names.size };
 }

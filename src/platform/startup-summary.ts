@@ -7,8 +7,8 @@ import type { Database } from './db/client.ts';
 export interface StartFacts {
   config: Config;
   database: Pick<Database, 'kind' | 'url' | 'directUrl'>;
-  /** How many migrations this start applied, of how many there are. */
-  migrations: { applied: number; total: number };
+  /** How many migrations this start applied, of how many there are; all of them with a new DATA_DIR copied from the migrated template. */
+  migrations: { applied: number; total: number; fromTemplate?: true };
   workers: number;
   /** The port the server listens on (PORT, or the one the system chose for PORT=0). */
   port: number;
@@ -60,7 +60,9 @@ export function startupSummary(facts: StartFacts): { message: string; startup: R
     pid: process.pid,
   };
   const applied =
-    migrations.applied === 0 ? `up to date (${migrations.total})` : `${migrations.applied} applied, ${migrations.total} in total`;
+    migrations.applied === 0
+      ? `up to date (${migrations.total})`
+      : `${migrations.applied} applied${migrations.fromTemplate === true ? ' (a new DATA_DIR, copied from the migrated template)' : ''}, ${migrations.total} in total`;
   const message =
     `croupier ready at ${startup.url} (listening on ${startup.listening}); database: ${startup.database}; DATA_DIR: ${startup.dataDir}; ` +
     `migrations: ${applied}; workers: ${workers}; draw scheduler: ${startup.scheduler}; Redis: ${startup.redis}; ` +

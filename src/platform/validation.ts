@@ -275,10 +275,13 @@ function notAnIntegerError(field: string, schema: SchemaObject): ErrorObject {
  * for every route by the hook that calls rejectUnstorableText, and here in queries and paths.
  */
 export const schemaCompiler: FastifySchemaCompiler<SchemaObject> = ({ schema, httpPart }) => {
-  const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(withSafeIntegers(schema) as SchemaObject);
+  // Compiled on the route's first request, not at start (why: src/platform/http/lazy-serializers.ts).
+  let compiled: ValidateFunction | undefined;
+  const validator = () => (compiled ??= (httpPart === 'body' ? bodyAjv : queryAjv).compile(withSafeIntegers(schema) as SchemaObject));
   const emptyIsPresent = httpPart === 'body' && schema[PRESENT_REQUIRED] !== undefined;
   const integers = httpPart === 'body' ? [] : integerFields(schema);
   const check = (data: unknown) => {
+    const validate = validator();
     // Looked at before AJV coerces the values in place.
     const misspelt = misspeltIntegers(data, integers);
     if (validate(data) && misspelt.length === 0) return { value: data };

@@ -8,6 +8,7 @@ import { backend } from '../helpers/database.ts';
 import { balanceOf } from '../wallet/helpers.ts';
 import { fund } from '../withdrawals/helpers.ts';
 import { count, insertGame, ManualClock, placeBet, type Bet, type Draw } from './helpers.ts';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 /** A small deterministic generator, so a failing run can be replayed. */
 function generator(seed: number): () => number {
@@ -117,7 +118,7 @@ describe('a long run of draws', () => {
     const report = await verifyLedger(t.db);
     assert.deepEqual(report.problems, []);
     if (backend === 'postgres') {
-      const cli = spawnSync(process.execPath, ['bin/croupier.js', 'ledger:verify'], {
+      const cli = spawnSync(process.execPath, [...NODE_FLAGS, 'bin/croupier.js', 'ledger:verify'], {
         env: {
           PATH: process.env.PATH ?? '',
           APP_KEY: Buffer.alloc(32, 7).toString('base64'),

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { backend, freshDatabase, type TestDatabase } from './database.ts';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 export interface Run {
   code: number | null;
@@ -30,7 +31,7 @@ export function env(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 export function run(args: string[], extra: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env(extra) });
+    const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], { env: env(extra) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -74,7 +75,7 @@ export function scratch(prefix: string): Scratch {
 
 /** Starts `croupier serve [args]` on a free port and waits until it listens. */
 export async function serve(extra: Record<string, string>, args: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: env({ PORT: '0', LOG_LEVEL: 'trace', ...extra }) });
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve', ...args], { env: env({ PORT: '0', LOG_LEVEL: 'trace', ...extra }) });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, scratch, type Run } from '../helpers/cli.ts';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 /**
  * A run of the command line that is killed if it has not ended after a generous while: a command
@@ -13,7 +14,7 @@ import { BIN, scratch, type Run } from '../helpers/cli.ts';
  */
 function runKilledIfHung(args: string[], env: Record<string, string>): Promise<Run & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], {
       env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env },
       timeout: 180_000,
       killSignal: 'SIGKILL',

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { Browser, BIN, run, scratch, serve } from '../helpers/cli.ts';
 import { backend } from '../helpers/database.ts';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 describe('command line', () => {
   const { dataDir, target } = scratch('croupier-cli-');
@@ -146,7 +147,9 @@ describe('command line', () => {
       const lock = join(where.DATA_DIR, 'croupier.lock');
       // This test's own process stands for a command that holds the database.
       writeFileSync(lock, `${process.pid}\ncommand\n`);
-      const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env.PATH, DATA_DIR: where.DATA_DIR, PORT: '0' } });
+      const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve'], {
+        env: { PATH: process.env.PATH, DATA_DIR: where.DATA_DIR, PORT: '0' },
+      });
       let output = '';
       let closed = false;
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

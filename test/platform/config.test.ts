@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { scratch } from '../helpers/cli.ts';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 const KEY = Buffer.alloc(32, 3).toString('base64');
 
@@ -152,7 +153,7 @@ describe('configuration', () => {
   });
 
   test('the CLI stops with exactly one line on stderr naming the bad variable', () => {
-    const result = spawnSync(process.execPath, ['bin/croupier.js', 'migrate'], {
+    const result = spawnSync(process.execPath, [...NODE_FLAGS, 'bin/croupier.js', 'migrate'], {
       env: { PATH: process.env.PATH, DATA_DIR: dataDir(), PORT: 'eighty' },
       encoding: 'utf8',
     });

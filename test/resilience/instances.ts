@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 const BIN = join(import.meta.dirname, '../../bin/croupier.js');
 
@@ -45,7 +46,7 @@ export interface Instance {
  * nothing running, when the process exits first or is not ready within `startMs`.
  */
 export async function startInstance(port: number, env: Record<string, string>, startMs = 60_000): Promise<Instance> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve'], {
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

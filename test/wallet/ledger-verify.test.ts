@@ -12,9 +12,10 @@ import { migrate } from '../../src/platform/db/migrate.ts';
 import { useApp } from '../helpers/app.ts';
 import { backend } from '../helpers/database.ts';
 import { createTopup, NO_GIFTS, NO_REFERRAL, paid, putSettings, referredPlayer, webhook } from './helpers.ts';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
 
 function cli(env: Record<string, string>): { status: number | null; output: string } {
-  const result = spawnSync(process.execPath, ['bin/croupier.js', 'ledger:verify'], {
+  const result = spawnSync(process.execPath, [...NODE_FLAGS, 'bin/croupier.js', 'ledger:verify'], {
     env: { PATH: process.env.PATH ?? '', APP_KEY: Buffer.alloc(32, 7).toString('base64'), LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
   });

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { AdvisoryLeaderLock, soleLeader, type LeaderLock } from './leader.ts';
 import { acquireDataDirLock, type DataDirLock, type LockRole } from './lock.ts';
-import { dataDirTemplate, holdsDatabase, type DataDirTemplate } from './template.ts';
+import { freshDatabaseTemplate, holdsDatabase, type TemplateSource } from './template.ts';
 
 /** Anything that runs queries: the database itself or a transaction opened on it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -31,6 +31,11 @@ export interface Database {
   directUrl: string | undefined;
   /** PostgreSQL's connection pool; the embedded database has one connection and no pool. */
   pool?: PoolUsage;
+  /**
+   * An embedded database made by this open (a new DATA_DIR): from initdb, or copied from a
+   * template, the migrated one bringing every migration (template.ts). Undefined otherwise.
+   */
+  created?: 'initdb' | 'template' | 'migrated template';
   /** A lock only one process using this database holds at a time, for singleton jobs (leader.ts). */
   leaderLock(name: string): LeaderLock;
   /**
@@ -54,8 +59,12 @@ export interface DatabaseOptions {
   /** Tests run the embedded database in memory. */
   inMemory?: boolean;
   poolSize?: number;
-  /** Where a fresh data directory is copied from instead of running initdb (template.ts); false: always initdb. */
-  template?: DataDirTemplate | false;
+  /**
+   * Where a fresh data directory is copied from instead of running initdb and the migrations
+   * (template.ts; default: the migrated template of today's schema, else the initialised one);
+   * false: always initdb.
+   */
+  template?: TemplateSource | false;
   /** Who holds the embedded database's lock: a server takes commands run beside it (lock.ts); a command by default. */
   lockRole?: LockRole;
 }
@@ -150,25 +159,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let lock: DataDirLock | undefined;
   if (options.inMemory !== true) lock = acquireDataDirLock(options.dataDir, options.lockRole);
   try {
-    const template = options.template ?? dataDirTemplate();
-    const client = options.inMemory === true ? await openInMemory(template) : await openDataDir(`${options.dataDir}/pgdata`, template);
-    const db = drizzlePglite(client) as unknown as Db;
-    return {
-      db,
-      kind: 'pglite',
-      url: undefined,
-      directUrl: undefined,
-      leaderLock: () => soleLeader,
-      onDirectConnection: (work) => work(db),
-      close: async () => {
-        await client.close();
-        lock?.release();
-      },
-    };
+    const template = options.template ?? freshDatabaseTemplate();
+    if (options.inMemory === true) return embeddedDatabase(await openInMemory(template), () => lock?.release());
+    const { client, created } = await openDataDir(`${options.dataDir}/pgdata`, template);
+    return { ...embeddedDatabase(client, () => lock?.release()), ...(created === undefined ? {} : { created }) };
   } catch (error) {
     lock?.release();
     throw error;
   }
+}
+
+function embeddedDatabase(client: PGlite, released: () => void): Database {
+  const db = drizzlePglite(client) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    url: undefined,
+    directUrl: undefined,
+    leaderLock: () => soleLeader,
+    onDirectConnection: (work) => work(db),
+    close: async () => {
+      await client.close();
+      released();
+    },
+  };
 }
 
 /** Runs `work` on a connection of its own to `connectionString`, closed after. */
@@ -199,29 +213,40 @@ async function startedCopy(client: PGlite): Promise<PGlite | undefined> {
 }
 
 /** An embedded database in memory (the tests'), copied from the template's tarball when there is one. */
-async function openInMemory(template: DataDirTemplate | false): Promise<PGlite> {
+async function openInMemory(template: TemplateSource | false): Promise<PGlite> {
   const tarball = template === false ? undefined : template.tarball();
   const copy = tarball === undefined ? undefined : await startedCopy(new PGlite({ ...PGLITE_OPTIONS, loadDataDir: tarball }));
   return copy ?? ready(new PGlite(PGLITE_OPTIONS));
 }
 
 /** The embedded database in `pgdata`, a fresh one copied from the template when there is one. */
-async function openDataDir(pgdata: string, template: DataDirTemplate | false): Promise<PGlite> {
-  if (template === false || holdsDatabase(pgdata)) return ready(new PGlite(pgdata, PGLITE_OPTIONS));
+async function openDataDir(pgdata: string, template: TemplateSource | false): Promise<{ client: PGlite; created?: Database['created'] }> {
+  if (template === false || holdsDatabase(pgdata)) {
+    const created = holdsDatabase(pgdata) ? undefined : 'initdb';
+    return { client: await ready(new PGlite(pgdata, PGLITE_OPTIONS)), ...(created === undefined ? {} : { created }) };
+  }
   if (template.copyTo(pgdata)) {
     const copy = await startedCopy(new PGlite(pgdata, PGLITE_OPTIONS));
-    if (copy !== undefined) return copy;
+    if (copy !== undefined) return { client: copy, created: template.migrated ? 'migrated template' : 'template' };
     // A damaged template costs this start its initdb; the next `npm install` makes it again.
     template.discard();
   }
   rmSync(pgdata, { recursive: true, force: true });
-  return ready(new PGlite(pgdata, PGLITE_OPTIONS));
+  return { client: await ready(new PGlite(pgdata, PGLITE_OPTIONS)), created: 'initdb' };
 }
 
-/** Runs initdb in `pgdata` (empty) and answers the result as a tarball, for the template. */
-export async function initialiseDataDir(pgdata: string): Promise<Blob> {
-  const client = await ready(new PGlite(pgdata, PGLITE_OPTIONS));
+/**
+ * Makes a template's data directory in `pgdata` (empty): initdb, or a copy of `from`, then
+ * `prepare` on it (the migrations), and answers the result as a tarball too.
+ */
+export async function prepareDataDir(
+  pgdata: string,
+  from: TemplateSource | false = false,
+  prepare: (database: Database) => Promise<unknown> = async () => undefined,
+): Promise<Blob> {
+  const { client } = await openDataDir(pgdata, from);
   try {
+    await prepare(embeddedDatabase(client, () => undefined));
     return await client.dumpDataDir('none');
   } finally {
     await client.close();

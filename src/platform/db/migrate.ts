@@ -1,26 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { errorCode, rows, type Database, type Db } from './client.ts';
 import { calledBy, functionPath, listFunctions, type FunctionFile } from './functions.ts';
+import { listMigrations, type Migration } from './migration-files.ts';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+export { listMigrations, type Migration };
 // Any constant works; it only has to be the same for every instance migrating the same database.
 export const MIGRATION_LOCK = 7_240_331_001;
 
-export interface Migration {
-  name: string;
-  sql: string;
-}
-
-export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((file) => file.endsWith('.sql'))
-    .sort()
-    .map((file) => ({ name: file.replace(/\.sql$/, ''), sql: readFileSync(`${dir}/${file}`, 'utf8') }));
-}
-
-/**
 /**
  * Applies the committed SQL migrations that are not yet applied, then the function files
  * (db/functions/, functions.ts) whose text the database has not recorded, all in one

@@ -1,26 +1,39 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listFunctions } from './functions.ts';
+import { listMigrations } from './migration-files.ts';
 
 /**
- * A fresh embedded database starts from a copy of an initialised data directory instead of
- * running initdb. initdb in PGlite runs in a WebAssembly instance of its own and took more than
- * half of a first `npm start`; copying its result takes a tenth of that. The copy holds nothing
- * of ours (no schema, no migration), so it depends only on the PGlite release, which names it: a
- * PGlite upgrade finds no template and runs initdb, as before templates.
+ * A fresh embedded database starts from a copy of a prepared data directory instead of running
+ * initdb and every migration. initdb in PGlite runs in a WebAssembly instance of its own and took
+ * more than half of a first `npm start`, and the migrations and function files most of the rest
+ * (docs/benchmarks.md, "Start-up"); copying their result takes a tenth of that. There are two:
+ * - the initialised directory, holding nothing of ours, named by the PGlite release alone;
+ * - the same directory migrated, named by the release and a fingerprint of migrations/ and
+ *   db/functions/ (schemaFingerprint). It holds nothing but what every fresh database gets from
+ *   the migrations, which are deterministic (no random value, no secret: APP_KEY never reaches
+ *   them). A changed migration or function file finds no migrated template of its fingerprint
+ *   and starts from the initialised one, migrating as before templates.
  *
- * `npm install` makes it (bin/postinstall.js, prepare-template.ts): the directory, copied on disk
- * before PGlite starts (PGlite's own `loadDataDir` kept the whole tarball in memory for the life
- * of the process), and the same files as a tarball, which is the only way to seed a database in
- * memory (the tests').
+ * `npm install` makes both (bin/postinstall.js, prepare-template.ts), and `npm test` the migrated
+ * one when the schema changed since (scripts/test.ts): each as a directory, copied on disk before
+ * PGlite starts (PGlite's own `loadDataDir` kept the whole tarball in memory for the life of the
+ * process), and as a tarball, which is the only way to seed a database in memory (the tests').
  */
-export interface DataDirTemplate {
+export interface TemplateSource {
   /** Copies the template into `pgdata` (which holds no database); false when there is none. */
   copyTo(pgdata: string): boolean;
   /** The template as a tarball for PGlite's `loadDataDir`, if there is one. */
   tarball(): Blob | undefined;
   /** Forgets a template that did not start: the next `npm install` makes it again. */
   discard(): void;
+  /** Whether the last copy or tarball given holds today's schema: the migrations come with it. */
+  readonly migrated: boolean;
+}
+
+export interface DataDirTemplate extends TemplateSource {
   /** Keeps `pgdata` (initialised, closed) and its tarball as the template. */
   keep(pgdata: string, tarball: Blob): Promise<void>;
   readonly dir: string;
@@ -49,8 +62,25 @@ export function holdsDatabase(pgdata: string): boolean {
   return existsSync(join(pgdata, 'PG_VERSION'));
 }
 
-export function dataDirTemplate(folder: string = defaultTemplateDir()): DataDirTemplate {
-  const name = `pglite-${pgliteVersion()}-datadir`;
+/**
+ * What the migrations and function files make of a fresh database: a hash of their names and
+ * texts, in the order they apply. Any change to either is another fingerprint.
+ */
+export function schemaFingerprint(migrations = listMigrations(), functions = listFunctions()): string {
+  const hash = createHash('sha256');
+  for (const migration of migrations) hash.update(`migration ${migration.name}\0${migration.sql}\0`);
+  for (const file of functions) hash.update(`function ${file.name}\0${file.hash}\0`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+const SCHEMA_TEMPLATE = /^pglite-.+-schema-([0-9a-f]{16})-datadir(\.tar)?$/;
+
+/**
+ * The template of PGlite's initialised data directory, or with `schema` (a schemaFingerprint) of
+ * that directory migrated.
+ */
+export function dataDirTemplate(folder: string = defaultTemplateDir(), schema?: string): DataDirTemplate {
+  const name = schema === undefined ? `pglite-${pgliteVersion()}-datadir` : `pglite-${pgliteVersion()}-schema-${schema}-datadir`;
   const dir = join(folder, name);
   const tarballPath = join(folder, `${name}.tar`);
   // Written aside and renamed, so nothing ever reads half a template.
@@ -58,6 +88,7 @@ export function dataDirTemplate(folder: string = defaultTemplateDir()): DataDirT
   return {
     dir,
     tarballPath,
+    migrated: schema !== undefined,
     copyTo(pgdata) {
       if (!holdsDatabase(dir)) return false;
       rmSync(pgdata, { recursive: true, force: true });
@@ -91,4 +122,65 @@ export function dataDirTemplate(folder: string = defaultTemplateDir()): DataDirT
       }
     },
   };
+}
+
+/** The migrated template of today's schema and the initialised one, in `folder`. */
+export function templatesIn(folder: string = defaultTemplateDir()): { migrated: DataDirTemplate; initialised: DataDirTemplate } {
+  return { migrated: dataDirTemplate(folder, schemaFingerprint()), initialised: dataDirTemplate(folder) };
+}
+
+/**
+ * What a fresh database starts from by default: the migrated template of today's schema when
+ * there is one, else the initialised one. A copy that does not start discards the one it came from.
+ */
+export function freshDatabaseTemplate(folder: string = defaultTemplateDir()): TemplateSource {
+  const { migrated, initialised } = templatesIn(folder);
+  let used: TemplateSource | undefined;
+  return {
+    copyTo(pgdata) {
+      used = [migrated, initialised].find((template) => {
+        try {
+          return template.copyTo(pgdata);
+        } catch {
+          // Removed while copied (another checkout's install replaced it): the next one will do.
+          return false;
+        }
+      });
+      return used !== undefined;
+    },
+    tarball() {
+      for (const template of [migrated, initialised]) {
+        const tarball = template.tarball();
+        if (tarball !== undefined) {
+          used = template;
+          return tarball;
+        }
+      }
+      return undefined;
+    },
+    discard() {
+      used?.discard();
+    },
+    get migrated() {
+      return used === migrated;
+    },
+  };
+}
+
+/** Old enough that no process still starts from it: a test run copies its template within minutes. */
+const STALE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the migrated templates in `folder` of any schema but `keep` made over an hour ago (each
+ * is some 80 MB; a schema's is made again when needed). Younger ones may belong to another
+ * checkout sharing this node_modules, with a test run under way.
+ */
+export function removeOtherSchemaTemplates(folder: string, keep: string, now = Date.now()): void {
+  if (!existsSync(folder)) return;
+  for (const entry of readdirSync(folder)) {
+    const schema = SCHEMA_TEMPLATE.exec(entry)?.[1];
+    if (schema === undefined || schema === keep) continue;
+    const path = join(folder, entry);
+    if (now - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
+  }
 }
