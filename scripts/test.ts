@@ -5,6 +5,7 @@ import { globSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_FLAGS } from '../bin/node-flags.js';
 import { prepareTemplate } from '../src/platform/db/prepare-template.ts';
+import { preparePostgresTemplate } from '../test/helpers/postgres-template.ts';
 
 const args = process.argv.slice(2);
 const files = args.length > 0 ? args : globSync('test/**/*.test.ts').sort();
@@ -13,6 +14,8 @@ const backends = ['pglite', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : [
 // (src/platform/db/template.ts): made here once when a migration or function file changed since
 // `npm install`, instead of each file migrating its own.
 await prepareTemplate();
+// And on PostgreSQL, one database migrated once that each file's databases are copies of.
+if (process.env.TEST_DATABASE_URL) await preparePostgresTemplate(process.env.TEST_DATABASE_URL);
 let failed = false;
 for (const backend of backends) {
   console.log(`\n# croupier tests on ${backend}\n`);

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../src/platform/db/client.ts';
 import { listMigrations, migrate, type Migration } from '../../src/platform/db/migrate.ts';
 import { templatesIn } from '../../src/platform/db/template.ts';
+import { hasTemplate, templateName } from './postgres-template.ts';
 
 /** Which database this run of the suite uses: `npm test` runs it once per backend. */
 export const backend: 'pglite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -28,9 +29,7 @@ export async function freshDatabase(migrations: Migration[] = listMigrations(), 
   if (backend === 'pglite') {
     // Today's whole schema starts from its migrated template (npm test makes it); a test of a
     // migration, or of an empty database, from the initialised one.
-    const all = listMigrations().map((migration) => migration.name);
-    const whole = migrated && migrations.length === all.length && migrations.every((migration, index) => migration.name === all[index]);
-    const template = whole ? undefined : templatesIn().initialised;
+    const template = wholeSchema(migrations, migrated) ? undefined : templatesIn().initialised;
     const database = await openDatabase({
       databaseUrl: undefined,
       dataDir: '',
@@ -43,9 +42,11 @@ export async function freshDatabase(migrations: Migration[] = listMigrations(), 
   }
   const admin = new URL(postgresUrl());
   const name = `croupier_test_${randomBytes(6).toString('hex')}`;
+  // Today's whole schema is a copy of the run's migrated template (postgres-template.ts), when there is one.
+  const copied = wholeSchema(migrations, migrated) && (await hasTemplate(admin.toString()));
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
-  await client.query(`create database ${name}`);
+  await client.query(copied ? `create database ${name} template ${templateName()}` : `create database ${name}`);
   await client.end();
   const url = new URL(admin);
   url.pathname = `/${name}`;
@@ -63,6 +64,12 @@ export async function freshDatabase(migrations: Migration[] = listMigrations(), 
   };
   if (migrated) await migratedOrDropped(fresh, migrations);
   return fresh;
+}
+
+/** Whether a test asks for today's whole schema (not a migration's test, not an empty database). */
+function wholeSchema(migrations: Migration[], migrated: boolean): boolean {
+  const all = listMigrations().map((migration) => migration.name);
+  return migrated && migrations.length === all.length && migrations.every((migration, index) => migration.name === all[index]);
 }
 
 /**
