@@ -44,7 +44,9 @@ export async function settlePort(config: Config): Promise<Config> {
  * caches. Where the channel cannot open, the server still serves, and says commands must wait.
  */
 async function takeCommands(config: Config, database: Database, app: FastifyInstance): Promise<CommandChannel | undefined> {
-  const open: Opener = (work) => work({ config, database, publish: (topic, key) => app.invalidation.publish(topic, key) });
+  // A command carried out here opened no database: the server's was made (or not) at its own start.
+  const opened: Database = { ...database, created: undefined };
+  const open: Opener = (work) => work({ config, database: opened, publish: (topic, key) => app.invalidation.publish(topic, key) });
   try {
     return await openCommandChannel(
       config.dataDir,

@@ -157,7 +157,7 @@ describe('Dockerfile', () => {
     assert.ok(dataDir !== undefined);
     assert.ok(instructions.some((line) => line.startsWith('VOLUME ') && line.includes(`"${dataDir}"`)));
     assert.ok(instructions.some((line) => line.startsWith('HEALTHCHECK ') && line.includes('/health')));
-    assert.match(instructions.at(-1)!, /^CMD \["node", "bin\/croupier\.js", "serve"\]/);
+    assert.match(instructions.at(-1)!, /^CMD \["node", "--liftoff-only", "bin\/croupier\.js", "serve"\]/);
   });
 
   test('copies what migrate reads at start: the migrations and the function files', () => {

@@ -172,7 +172,9 @@ describe('REGULATION=br: limits', () => {
 });
 
 describe('REGULATION=br: self-exclusion', () => {
-  const clock = new ManualClock('2026-11-27T10:00:00.000Z');
+  // Today, not a fixed date: the admin's user record reads the exclusion against the database's
+  // own now(), and a fixed date's week of exclusion was over in real time once that week passed.
+  const clock = new ManualClock(new Date(Math.floor(Date.now() / 1000) * 1000).toISOString());
   const ctx = useApp({ REGULATION: 'br' }, { clock, gameAdapters: [new HubLikeAdapter()] });
 
   test('needs a confirmed password, signs the player out everywhere, refuses money in and play, cannot be shortened', async () => {
