@@ -4,7 +4,8 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import { toUnits } from '../../platform/money.ts';
 import { ValidationError } from '../../platform/errors.ts';
 import { saoPauloDate, saoPauloDay } from '../../platform/sao-paulo.ts';
-import { isReportDate, reportTotals, type DailyReport } from './daily.ts';
+import { isReportDate } from './daily.ts';
+import type { DayTotals } from './day-totals.ts';
 import type { ReportService } from './service.ts';
 
 const Money = Type.Number({ description: 'Currency units.' });
@@ -17,7 +18,13 @@ const Totals = Type.Object({
   bets: Type.Object({ count: Type.Integer(), stake: Money, win: Money, refund: Money }),
   ggr: Money,
   topups: Type.Object({ count: Type.Integer(), amount: Money, gift: Money }),
-  withdrawals: Type.Object({ count: Type.Integer(), requested: Money, returned: Money }),
+  withdrawals: Type.Object({
+    count: Type.Integer(),
+    requested: Money,
+    returned: Money,
+    paid_count: Type.Integer({ description: 'Withdrawals paid out that day (completed), whenever requested.' }),
+    paid: Money,
+  }),
   returned_payments: Type.Object(
     { count: Type.Integer(), amount: Money },
     { description: 'PIX payments received that day and sent back to their payer, never credited (returned_payments.csv).' },
@@ -47,7 +54,7 @@ export const MAX_REPORT_DAYS = 31;
 const DATE_MESSAGE = (field: string) => `The ${field} field must be a valid date (YYYY-MM-DD, 2000 to 2999).`;
 
 /** The days a query asks for: `date` alone, or `from` to `to`; a 422 on the field at fault otherwise. */
-function daysOf(query: { date?: string; from?: string; to?: string }): { days: string[]; range: boolean } {
+export function daysOf(query: { date?: string; from?: string; to?: string }): { days: string[]; range: boolean } {
   if (query.from === undefined && query.to === undefined) {
     if (query.date === undefined) throw ValidationError.field('date', 'The date field is required when from and to are not present.');
     if (!isReportDate(query.date)) throw ValidationError.field('date', DATE_MESSAGE('date'));
@@ -68,7 +75,7 @@ function daysOf(query: { date?: string; from?: string; to?: string }): { days: s
 }
 
 /** The calendar day after `day` (YYYY-MM-DD): the São Paulo date of its report's end. */
-function nextDay(day: string): string {
+export function nextDay(day: string): string {
   return saoPauloDate(saoPauloDay(day).to);
 }
 
@@ -91,37 +98,33 @@ export function registerReportRoutes(app: App, service: ReportService): void {
     },
     async (request) => {
       const { days, range } = daysOf(request.query);
-      const totals = [];
-      for (const day of days) totals.push(present(day, await service.daily(day)));
+      const totals = (await service.totals(days)).map((day, index) => present(days[index]!, service.currency, day));
       return { data: range ? totals : totals[0]! };
     },
   );
 }
 
 /** One day's totals as the API answers them: money in units. */
-function present(date: string, report: DailyReport): Static<typeof Totals> {
-  const totals = reportTotals(report);
+function present(date: string, currency: string, totals: DayTotals): Static<typeof Totals> {
+  const { from, to } = saoPauloDay(date);
   return {
     date,
-    currency: report.currency,
-    from: report.from.toISOString(),
-    to: report.to.toISOString(),
+    currency,
+    from: from.toISOString(),
+    to: to.toISOString(),
     bettors: totals.bettors,
-    bets: {
-      count: totals.bets.count,
-      stake: toUnits(totals.bets.stake),
-      win: toUnits(totals.bets.win),
-      refund: toUnits(totals.bets.refund),
-    },
+    bets: { count: totals.bets, stake: toUnits(totals.stake), win: toUnits(totals.win), refund: toUnits(totals.refund) },
     ggr: toUnits(totals.ggr),
     topups: { count: totals.topups.count, amount: toUnits(totals.topups.amount), gift: toUnits(totals.topups.gift) },
     withdrawals: {
       count: totals.withdrawals.count,
       requested: toUnits(totals.withdrawals.requested),
       returned: toUnits(totals.withdrawals.returned),
+      paid_count: totals.paidWithdrawals.count,
+      paid: toUnits(totals.paidWithdrawals.amount),
     },
     returned_payments: { count: totals.returnedPayments.count, amount: toUnits(totals.returnedPayments.amount) },
-    games: report.games.map((game) => ({
+    games: totals.games.map((game) => ({
       source: game.source,
       provider: game.provider,
       game: game.game,
@@ -130,6 +133,6 @@ function present(date: string, report: DailyReport): Static<typeof Totals> {
       refund: toUnits(game.refund),
       ggr: toUnits(game.ggr),
     })),
-    other_lines: Object.fromEntries(Object.entries(report.otherLines).map(([type, cents]) => [type, toUnits(cents)])),
+    other_lines: Object.fromEntries(Object.entries(totals.otherLines).map(([type, cents]) => [type, toUnits(cents)])),
   };
 }
