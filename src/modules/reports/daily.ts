@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rows, transaction, type Db } from '../../platform/db/client.ts';
 import { toCents } from '../../platform/money.ts';
-import { isCalendarDate, saoPauloDay } from '../../platform/sao-paulo.ts';
+import { isCalendarDate, saoPauloDate, saoPauloDay } from '../../platform/sao-paulo.ts';
 import { dayTotalsSql, parseDayTotals, type GameTotals, type StoredDayTotals } from './day-totals.ts';
 
 /**
@@ -107,6 +107,11 @@ type Text = string | number;
 /** A day a report can be asked for: a calendar day of the years 2000 to 2999 (nothing happened before). */
 export function isReportDate(text: string): boolean {
   return isCalendarDate(text) && text >= '2000-01-01' && text <= '2999-12-31';
+}
+
+/** The calendar day after `day` (YYYY-MM-DD): the São Paulo date of its report's end. */
+export function nextDay(day: string): string {
+  return saoPauloDate(saoPauloDay(day).to);
 }
 
 function dayLines(from: Date, to: Date, currency: string) {

@@ -145,7 +145,7 @@ async function computeDay(db: Db, day: string, currency: string): Promise<Stored
     db,
     sql`select ${to.toISOString()}::timestamptz < now() - ${KEEP_AFTER}::interval
       and not exists (select 1 from pg_stat_activity a
-        where a.pid <> pg_backend_pid() and a.xact_start < ${to.toISOString()}::timestamptz) as closed`,
+        where a.datname = current_database() and a.pid <> pg_backend_pid() and a.xact_start < ${to.toISOString()}::timestamptz) as closed`,
   );
   const [computed] = await rows<{ totals: StoredDayTotals }>(db, sql`select ${dayTotalsSql(day, currency)} as totals`);
   const totals = computed!.totals;

@@ -3,10 +3,11 @@ import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { toUnits } from '../../platform/money.ts';
 import { ValidationError } from '../../platform/errors.ts';
-import { saoPauloDate, saoPauloDay } from '../../platform/sao-paulo.ts';
-import { isReportDate } from './daily.ts';
+import { saoPauloDay } from '../../platform/sao-paulo.ts';
+import { isReportDate, nextDay } from './daily.ts';
 import type { DayTotals } from './day-totals.ts';
 import type { ReportService } from './service.ts';
+import { registerStatsRoutes } from './stats-routes.ts';
 
 const Money = Type.Number({ description: 'Currency units.' });
 const Totals = Type.Object({
@@ -54,7 +55,7 @@ export const MAX_REPORT_DAYS = 31;
 const DATE_MESSAGE = (field: string) => `The ${field} field must be a valid date (YYYY-MM-DD, 2000 to 2999).`;
 
 /** The days a query asks for: `date` alone, or `from` to `to`; a 422 on the field at fault otherwise. */
-export function daysOf(query: { date?: string; from?: string; to?: string }): { days: string[]; range: boolean } {
+function daysOf(query: { date?: string; from?: string; to?: string }): { days: string[]; range: boolean } {
   if (query.from === undefined && query.to === undefined) {
     if (query.date === undefined) throw ValidationError.field('date', 'The date field is required when from and to are not present.');
     if (!isReportDate(query.date)) throw ValidationError.field('date', DATE_MESSAGE('date'));
@@ -72,11 +73,6 @@ export function daysOf(query: { date?: string; from?: string; to?: string }): { 
     days.push(day);
   }
   return { days, range: true };
-}
-
-/** The calendar day after `day` (YYYY-MM-DD): the São Paulo date of its report's end. */
-export function nextDay(day: string): string {
-  return saoPauloDate(saoPauloDay(day).to);
 }
 
 /**
@@ -102,6 +98,7 @@ export function registerReportRoutes(app: App, service: ReportService): void {
       return { data: range ? totals : totals[0]! };
     },
   );
+  registerStatsRoutes(app, service);
 }
 
 /** One day's totals as the API answers them: money in units. */
