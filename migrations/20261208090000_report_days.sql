@@ -16,6 +16,17 @@ create table report_days (
   primary key (day, currency)
 );
 
+-- The day that is not closed yet (today) is computed on each request, from its ledger lines by
+-- created_at. The ledger's B-tree on created_at was dropped (20261123100200: an entry per line on
+-- the hottest insert path), so a day's lines meant reading the whole ledger. A BRIN index keeps
+-- only each range of 32 pages' lowest and highest created_at: the ledger is append-only and
+-- written in time order, so a day is a few ranges; an insert into the last range, not summarised
+-- yet, writes nothing to the index, and autosummarize summarises a range once it is full (the
+-- cost on the money path is measured in docs/decisions/0008). Exact, as any index: a range whose
+-- summary might hold the day is read and its lines filtered.
+create index ledger_entries_created_brin on ledger_entries using brin (created_at) with (pages_per_range = 32, autosummarize = on);
+create index pix_payments_created_brin on pix_payments using brin (created_at) with (pages_per_range = 32, autosummarize = on);
+
 -- What report_day_totals reads beside the ledger, for the day it computes live (today): the
 -- day's registrations and paid withdrawals. Neither is on a money path's hot write (a
 -- registration, a completed payout).
