@@ -266,6 +266,21 @@ describe('GET /api/admin/stats: the dashboard, each day equal to its daily repor
     assert.equal(report.data.topups.amount, after.totals.deposits);
   });
 
+  test('a closed day is kept, and computed again once report_day_totals.sql changes', async () => {
+    const t = ctx();
+    const admin = await t.withRole('super-admin');
+    const day = '2026-10-05';
+    const read = async () => (await statsOf(admin.client, `from=${day}&to=${day}`)).totals.deposits;
+    const truth = await read();
+    // What is kept is what the next request reads: a kept row changed by hand shows.
+    await t.db.execute(sql`update report_days set totals = jsonb_set(totals, '{topups,amount}', '"123400"') where day = ${day}::date`);
+    assert.equal(await read(), 1234);
+    assert.equal(((await admin.client.get(`/api/admin/reports/daily?date=${day}`)).json as { data: Daily }).data.topups.amount, 1234);
+    // A new text of the function (another hash in schema_functions) voids every kept day.
+    await t.db.execute(sql`update schema_functions set hash = 'another' where name = 'report_day_totals'`);
+    assert.equal(await read(), truth);
+  });
+
   test('reports.view is needed, and bad, missing or reversed dates or a range over 366 days are 422s', async () => {
     const t = ctx();
     const player = await t.player();
