@@ -42,7 +42,7 @@ const Stats = Type.Object({
   totals: FiguresSchema,
   previous: Type.Object(
     { from: Type.String({ format: 'date' }), to: Type.String({ format: 'date' }), ...FigureFields },
-    { description: 'The same figures for the as many days just before `from`.' },
+    { description: 'The same figures for as many days just before `from`.' },
   ),
   daily: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), ...FigureFields }), {
     description: 'One entry per day of the range, in order; each day’s money equals GET /api/admin/reports/daily?date= for it.',
@@ -118,7 +118,7 @@ const presentGgr = (row: GgrRow) => ({
   ggr: toUnits(row.ggr),
 });
 
-/** GET /api/admin/stats?from=&to= (docs/api.md section 14): the back office's dashboard. */
+/** GET /api/admin/stats?from=&to= (docs/api.md section 8, "The dashboard"): the back office's dashboard. */
 export function registerStatsRoutes(app: App, service: ReportService): void {
   app.get(
     '/api/admin/stats',

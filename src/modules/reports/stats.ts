@@ -6,7 +6,7 @@ import { WITHDRAWAL_STATUS } from '../withdrawals/tables.ts';
 import type { DayTotals } from './day-totals.ts';
 
 /**
- * The back office's dashboard (GET /api/admin/stats, docs/api.md section 14): the figures of a
+ * The back office's dashboard (GET /api/admin/stats, docs/api.md section 8): the figures of a
  * range of São Paulo days are sums of the days' totals (day-totals.ts), the same totals the daily
  * report answers for each day, so a day on the dashboard and that day's report cannot differ.
  */
