@@ -57,6 +57,11 @@ export interface Config {
    * five-year records; docs/api.md section 14, docs/regulation.md).
    */
   regulation: Regulation;
+  /**
+   * ADMIN_TWO_FACTOR=required: every /api/admin/* route refuses staff whose two-factor is not
+   * confirmed (403), the account routes stay open so they can set it up (docs/api.md section 8).
+   */
+  adminTwoFactor: 'off' | 'required';
   /** Seconds between two PIX reconciliation passes on the leading instance (docs/api.md section 13); 0 turns the job off. */
   pixReconcileS: number;
   /**
@@ -217,6 +222,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (prepared !== 'on' && prepared !== 'off') fail('DATABASE_PREPARED_STATEMENTS', 'on or off', prepared);
   const emailVerification = read(env, 'EMAIL_VERIFICATION') ?? 'off';
   if (emailVerification !== 'on' && emailVerification !== 'off') fail('EMAIL_VERIFICATION', 'on or off', emailVerification);
+  const adminTwoFactor = read(env, 'ADMIN_TWO_FACTOR') ?? 'off';
+  if (adminTwoFactor !== 'off' && adminTwoFactor !== 'required') fail('ADMIN_TWO_FACTOR', 'off or required', adminTwoFactor);
   const regulation = read(env, 'REGULATION') ?? 'none';
   if (!(REGULATIONS as readonly string[]).includes(regulation)) fail('REGULATION', REGULATIONS.join(' or '), regulation);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
@@ -261,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: { enabled: metricsEnabled === 'on', token: metricsToken },
     emailVerification: emailVerification === 'on',
     regulation: regulation as Regulation,
+    adminTwoFactor,
     pixReconcileS: integer(env, 'PIX_RECONCILE_S', 300, 0, 86400),
     pixNotificationLookupsPerMin: integer(env, 'PIX_NOTIFICATION_LOOKUPS_PER_MIN', 6000, 1, 10000000),
     pixPayoutReconcileS: integer(env, 'PIX_PAYOUT_RECONCILE_S', 300, 0, 86400),

@@ -156,6 +156,9 @@ export class MalformedRequestError extends fixedError(400, 'malformed_request', 
 /** 403: Laravel's `verified` middleware, on a money route while EMAIL_VERIFICATION=on and the e-mail is unverified. */
 export class EmailNotVerifiedError extends fixedError(403, 'email_not_verified', 'Your email address is not verified.') {}
 
+/** 403: ADMIN_TWO_FACTOR=required, on an admin route for staff whose two-factor is not confirmed (docs/api.md section 8). */
+export class TwoFactorRequiredError extends fixedError(403, 'two_factor_required', 'Two-factor authentication is required for staff.') {}
+
 /** 403: REGULATION=br, on a money or play route while the player's identity is not verified (docs/api.md section 14). */
 export class IdentityNotVerifiedError extends fixedError(
   403,

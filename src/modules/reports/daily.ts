@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { rows, transaction, type Db } from '../../platform/db/client.ts';
 import { toCents } from '../../platform/money.ts';
-import { isCalendarDate, saoPauloDay } from '../../platform/sao-paulo.ts';
+import { isCalendarDate, saoPauloDate, saoPauloDay } from '../../platform/sao-paulo.ts';
+import { dayTotalsSql, parseDayTotals, type GameTotals, type StoredDayTotals } from './day-totals.ts';
 
 /**
  * The daily report (docs/api.md section 14, docs/regulation.md): what the ledger moved during one
@@ -80,16 +81,8 @@ export interface ReturnedPaymentRow {
   returnedAt: Date | null;
 }
 
-export interface GameRow {
-  source: 'draw' | 'provider';
-  provider: string;
-  game: string;
-  stake: bigint;
-  win: bigint;
-  refund: bigint;
-  /** Gross gaming revenue: stake − win − refund. */
-  ggr: bigint;
-}
+/** A game's totals of the day: db/functions/report_day_totals.sql's, the daily report's and the dashboard's one sum. */
+export type GameRow = GameTotals;
 
 export interface DailyReport {
   date: string;
@@ -100,6 +93,7 @@ export interface DailyReport {
   bettors: BettorRow[];
   topups: TopupRow[];
   withdrawals: WithdrawalRow[];
+  /** Read with the other files in the same snapshot, from the totals every reader of the day shares (day-totals.ts). */
   games: GameRow[];
   /** The other lines of the day, by ledger type (referral rewards, operators' adjustments), in cents. */
   otherLines: Record<string, bigint>;
@@ -113,6 +107,11 @@ type Text = string | number;
 /** A day a report can be asked for: a calendar day of the years 2000 to 2999 (nothing happened before). */
 export function isReportDate(text: string): boolean {
   return isCalendarDate(text) && text >= '2000-01-01' && text <= '2999-12-31';
+}
+
+/** The calendar day after `day` (YYYY-MM-DD): the São Paulo date of its report's end. */
+export function nextDay(day: string): string {
+  return saoPauloDate(saoPauloDay(day).to);
 }
 
 function dayLines(from: Date, to: Date, currency: string) {
@@ -188,6 +187,7 @@ export async function dailyReport(db: Db, date: string, currency: string): Promi
           and t.currency = ${currency}
         order by p.id`,
     );
+    const [totals] = await rows<{ totals: StoredDayTotals }>(tx, sql`select ${dayTotalsSql(date, currency)} as totals`);
     const otherRows: OtherLineRow[] = other.map((row) => ({
       lineId: Number(row.id),
       userId: Number(row.user_id),
@@ -232,7 +232,7 @@ export async function dailyReport(db: Db, date: string, currency: string): Promi
         requested: toCents(row.requested),
         returned: toCents(row.returned),
       })),
-      games: gamesOf(betRows),
+      games: parseDayTotals(totals!.totals).games,
       otherLines: Object.fromEntries(Object.entries(otherLines).sort(([a], [b]) => a.localeCompare(b))),
       otherRows,
       returnedPayments: returned.map((row) => ({
@@ -263,48 +263,4 @@ function bettorsOf(bets: BetRow[], identities: Map<number, { cpf: string; fullNa
       win: sum(own.map((bet) => bet.win)),
       refund: sum(own.map((bet) => bet.refund)),
     }));
-}
-
-function gamesOf(bets: BetRow[]): GameRow[] {
-  const byGame = new Map<string, GameRow>();
-  for (const bet of bets) {
-    const key = JSON.stringify([bet.source, bet.provider, bet.game]);
-    const row = byGame.get(key) ?? { source: bet.source, provider: bet.provider, game: bet.game, stake: 0n, win: 0n, refund: 0n, ggr: 0n };
-    row.stake += bet.stake;
-    row.win += bet.win;
-    row.refund += bet.refund;
-    row.ggr = row.stake - row.win - row.refund;
-    byGame.set(key, row);
-  }
-  return [...byGame.values()].sort((a, b) =>
-    `${a.source}\u0000${a.provider}\u0000${a.game}`.localeCompare(`${b.source}\u0000${b.provider}\u0000${b.game}`),
-  );
-}
-
-/** The day's totals, as GET /api/admin/reports/daily answers them (cents; the route presents units). */
-export function reportTotals(report: DailyReport) {
-  return {
-    bettors: report.bettors.length,
-    bets: {
-      count: report.bets.length,
-      stake: sum(report.bets.map((bet) => bet.stake)),
-      win: sum(report.bets.map((bet) => bet.win)),
-      refund: sum(report.bets.map((bet) => bet.refund)),
-    },
-    ggr: sum(report.games.map((game) => game.ggr)),
-    topups: {
-      count: report.topups.length,
-      amount: sum(report.topups.map((topup) => topup.amount)),
-      gift: sum(report.topups.map((topup) => topup.gift)),
-    },
-    withdrawals: {
-      count: report.withdrawals.length,
-      requested: sum(report.withdrawals.map((withdrawal) => withdrawal.requested)),
-      returned: sum(report.withdrawals.map((withdrawal) => withdrawal.returned)),
-    },
-    returnedPayments: {
-      count: report.returnedPayments.length,
-      amount: sum(report.returnedPayments.map((payment) => payment.amount)),
-    },
-  };
 }

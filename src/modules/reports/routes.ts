@@ -3,9 +3,11 @@ import type { App } from '../../platform/http/app.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import { toUnits } from '../../platform/money.ts';
 import { ValidationError } from '../../platform/errors.ts';
-import { saoPauloDate, saoPauloDay } from '../../platform/sao-paulo.ts';
-import { isReportDate, reportTotals, type DailyReport } from './daily.ts';
+import { saoPauloDay } from '../../platform/sao-paulo.ts';
+import { isReportDate, nextDay } from './daily.ts';
+import type { DayTotals } from './day-totals.ts';
 import type { ReportService } from './service.ts';
+import { registerStatsRoutes } from './stats-routes.ts';
 
 const Money = Type.Number({ description: 'Currency units.' });
 const Totals = Type.Object({
@@ -17,7 +19,13 @@ const Totals = Type.Object({
   bets: Type.Object({ count: Type.Integer(), stake: Money, win: Money, refund: Money }),
   ggr: Money,
   topups: Type.Object({ count: Type.Integer(), amount: Money, gift: Money }),
-  withdrawals: Type.Object({ count: Type.Integer(), requested: Money, returned: Money }),
+  withdrawals: Type.Object({
+    count: Type.Integer(),
+    requested: Money,
+    returned: Money,
+    paid_count: Type.Integer({ description: 'Withdrawals paid out that day (completed), whenever requested.' }),
+    paid: Money,
+  }),
   returned_payments: Type.Object(
     { count: Type.Integer(), amount: Money },
     { description: 'PIX payments received that day and sent back to their payer, never credited (returned_payments.csv).' },
@@ -67,11 +75,6 @@ function daysOf(query: { date?: string; from?: string; to?: string }): { days: s
   return { days, range: true };
 }
 
-/** The calendar day after `day` (YYYY-MM-DD): the São Paulo date of its report's end. */
-function nextDay(day: string): string {
-  return saoPauloDate(saoPauloDay(day).to);
-}
-
 /**
  * GET /api/admin/reports/daily?date= (docs/api.md section 14): the totals of the daily report;
  * `?from=&to=` the same for each day of a range, in order (the back office's daily series).
@@ -91,37 +94,34 @@ export function registerReportRoutes(app: App, service: ReportService): void {
     },
     async (request) => {
       const { days, range } = daysOf(request.query);
-      const totals = [];
-      for (const day of days) totals.push(present(day, await service.daily(day)));
+      const totals = (await service.totals(days)).map((day, index) => present(days[index]!, service.currency, day));
       return { data: range ? totals : totals[0]! };
     },
   );
+  registerStatsRoutes(app, service);
 }
 
 /** One day's totals as the API answers them: money in units. */
-function present(date: string, report: DailyReport): Static<typeof Totals> {
-  const totals = reportTotals(report);
+function present(date: string, currency: string, totals: DayTotals): Static<typeof Totals> {
+  const { from, to } = saoPauloDay(date);
   return {
     date,
-    currency: report.currency,
-    from: report.from.toISOString(),
-    to: report.to.toISOString(),
+    currency,
+    from: from.toISOString(),
+    to: to.toISOString(),
     bettors: totals.bettors,
-    bets: {
-      count: totals.bets.count,
-      stake: toUnits(totals.bets.stake),
-      win: toUnits(totals.bets.win),
-      refund: toUnits(totals.bets.refund),
-    },
+    bets: { count: totals.bets, stake: toUnits(totals.stake), win: toUnits(totals.win), refund: toUnits(totals.refund) },
     ggr: toUnits(totals.ggr),
     topups: { count: totals.topups.count, amount: toUnits(totals.topups.amount), gift: toUnits(totals.topups.gift) },
     withdrawals: {
       count: totals.withdrawals.count,
       requested: toUnits(totals.withdrawals.requested),
       returned: toUnits(totals.withdrawals.returned),
+      paid_count: totals.paidWithdrawals.count,
+      paid: toUnits(totals.paidWithdrawals.amount),
     },
     returned_payments: { count: totals.returnedPayments.count, amount: toUnits(totals.returnedPayments.amount) },
-    games: report.games.map((game) => ({
+    games: totals.games.map((game) => ({
       source: game.source,
       provider: game.provider,
       game: game.game,
@@ -130,6 +130,6 @@ function present(date: string, report: DailyReport): Static<typeof Totals> {
       refund: toUnits(game.refund),
       ggr: toUnits(game.ggr),
     })),
-    other_lines: Object.fromEntries(Object.entries(report.otherLines).map(([type, cents]) => [type, toUnits(cents)])),
+    other_lines: Object.fromEntries(Object.entries(totals.otherLines).map(([type, cents]) => [type, toUnits(cents)])),
   };
 }

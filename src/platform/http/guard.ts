@@ -9,6 +9,7 @@ import {
   ForbiddenError,
   NotFoundError,
   PasswordConfirmationRequiredError,
+  TwoFactorRequiredError,
   UnauthenticatedError,
 } from '../errors.ts';
 import type { Db } from '../db/client.ts';
@@ -54,6 +55,9 @@ declare module 'fastify' {
     user: AuthUser | null;
   }
 }
+
+/** The administration's paths: each needs a permission, and under ADMIN_TWO_FACTOR=required a confirmed two-factor. */
+const ADMIN_PATH = /^\/api\/admin(\/|$)/;
 
 /** Methods that change nothing, so need no CSRF token. */
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -117,6 +121,12 @@ async function permissionAndRecord(ctx: AppContext, request: FastifyRequest, use
   if (config.permission !== undefined && !(await hasPermission(ctx, user, config.permission))) {
     throw new ForbiddenError();
   }
+  // Staff, since they hold the route's permission; the account routes (/api/user, two-factor
+  // set-up) are not admin paths, so they stay open to set it up. The flag travels with the cached
+  // user, and confirming two-factor calls sessions.userChanged.
+  if (ctx.config.adminTwoFactor === 'required' && !user.twoFactorEnabled && ADMIN_PATH.test(request.routeOptions.url ?? '')) {
+    throw new TwoFactorRequiredError();
+  }
   if (config.confirmPassword === true && !passwordRecentlyConfirmed(ctx, request.session)) {
     throw new PasswordConfirmationRequiredError();
   }
@@ -138,7 +148,7 @@ export function registerGuard(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('user', null);
   // Every admin route is behind a permission: one forgotten is a start-up error, not an open door.
   app.addHook('onRoute', (route) => {
-    if (/^\/api\/admin(\/|$)/.test(route.url) && route.config?.permission === undefined) {
+    if (ADMIN_PATH.test(route.url) && route.config?.permission === undefined) {
       throw new Error(`${String(route.method)} ${route.url} is an admin route without a permission.`);
     }
   });

@@ -46,6 +46,10 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
   { name: 'Admin: draw bets', description: 'Every bet placed on a draw.' },
   { name: 'Admin: draw settlements', description: 'How each drawn draw was paid.' },
   { name: 'Admin: draw refunds', description: 'The stakes given back when a draw was cancelled.' },
+  {
+    name: 'Admin: dashboard',
+    description: 'The back office’s dashboard: a range of days’ deposits, bets and gross gaming revenue, and the queues waiting on staff.',
+  },
   { name: 'Admin: reports', description: 'The daily report: bettors, bets, deposits, withdrawals and gross gaming revenue.' },
   { name: 'Admin: settings', description: 'The operator’s settings (top-up options, withdrawal rules, referral), each change versioned.' },
   { name: 'Admin: upload', description: 'Uploading a file for a record that shows one.' },
