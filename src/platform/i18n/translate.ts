@@ -1,6 +1,7 @@
 import type { FieldErrors } from '../errors.ts';
 import { PT_BR_ATTRIBUTES, PT_BR_WORDS } from './attributes.ts';
 import { en, type MessageKey } from './en.ts';
+import type { Locale } from './locale.ts';
 import { pt_BR } from './pt_BR.ts';
 
 /**
@@ -12,11 +13,6 @@ import { pt_BR } from './pt_BR.ts';
  * time, a known word or phrase translated, anything else (an id, a code) as written. English
  * answers never come here.
  */
-export const LOCALES = ['en', 'pt_BR'] as const;
-export type Locale = (typeof LOCALES)[number];
-
-/** The language tag of `Content-Language` for a locale (RFC 9110 uses BCP 47: `pt-BR`). */
-export const LANGUAGE_TAGS: Record<Locale, string> = { en: 'en', pt_BR: 'pt-BR' };
 
 type Catalogue = Record<MessageKey, string>;
 const CATALOGUES: Record<Exclude<Locale, 'en'>, Catalogue> = { pt_BR };
@@ -38,17 +34,21 @@ interface Template {
   names: string[];
 }
 
+function escapeRegExp(text: string): string {
+  return text.replaceAll(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
 function compile(key: MessageKey, text: string): Template {
   const names: string[] = [];
   let source = '';
   let last = 0;
   for (const match of text.matchAll(PLACEHOLDER)) {
-    source += RegExp.escape(text.slice(last, match.index));
+    source += escapeRegExp(text.slice(last, match.index));
     source += '(.*?)';
     names.push(match[1]!);
     last = match.index + match[0].length;
   }
-  source += RegExp.escape(text.slice(last));
+  source += escapeRegExp(text.slice(last));
   return { key, regex: new RegExp(`^${source}$`, 's'), names };
 }
 
