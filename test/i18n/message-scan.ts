@@ -17,12 +17,21 @@ export interface Sentence {
 /** Properties whose strings document the API rather than answer anyone. */
 const DOC_PROPERTIES = new Set(['description', 'summary', 'title', 'example', 'examples']);
 /** Calls whose strings go to the log or an operator, not to an answer. */
-const INTERNAL_CALLEES = new Set(['Error', 'TypeError', 'RangeError', 'ConfigError', 'CommandError', 'UsageError']);
+const INTERNAL_CALLEES = new Set(['Error', 'TypeError', 'RangeError', 'ConfigError', 'CommandError', 'UsageError', 'SyncError', 'IdempotencyMismatchError']);
 const LOG_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 const SENTENCE = /^[A-Z].* .*[.!?]$/s;
 
-/** Files whose sentences are not answers: CLI, configuration, start-up and the OpenAPI document. */
-const SKIPPED_FILES = [/^src\/(cli|cluster|commands|config|server)\.ts$/, /^src\/platform\/http\/openapi\.ts$/, /^src\/platform\/i18n\//];
+/**
+ * Files whose sentences are not answers: the command line and what only it reads or writes
+ * (files, the national list, PIX webhook registration), configuration, start-up, the metrics'
+ * help texts and the OpenAPI document; and the catalogue itself.
+ */
+const SKIPPED_FILES = [
+  /^src\/(cli|cluster|commands|config|server)\.ts$/,
+  /^src\/platform\/(file-arguments|db\/lock|metrics\/registry|http\/openapi)\.ts$/,
+  /^src\/modules\/(pix\/commands|reports\/files|limits\/national-list)\.ts$/,
+  /^src\/platform\/i18n\//,
+];
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

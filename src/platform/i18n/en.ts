@@ -84,6 +84,7 @@ export const en = {
   // The project's own field rules.
   'field.object': 'The :attribute field must be an object.',
   'field.json_object': 'The :attribute must be a JSON object.',
+  'field.object_plain': 'The :attribute must be an object.',
   'field.not_zero': 'The :attribute field must not be zero.',
   'field.slug': 'The :attribute field must be lower-case letters, digits and single hyphens.',
   'field.slug_letter': 'The :attribute field must be lower-case letters, digits and single hyphens, with at least one letter.',

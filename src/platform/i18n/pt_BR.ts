@@ -82,6 +82,7 @@ export const pt_BR: Record<MessageKey, string> = {
   'http.idempotency_key': 'O cabeçalho Idempotency-Key deve ter de 1 a 100 caracteres imprimíveis, sem espaços.',
   'field.object': 'O campo :attribute deve ser um objeto.',
   'field.json_object': 'O campo :attribute deve ser um objeto JSON.',
+  'field.object_plain': 'O campo :attribute deve ser um objeto.',
   'field.not_zero': 'O campo :attribute não pode ser zero.',
   'field.slug': 'O campo :attribute deve conter apenas letras minúsculas, dígitos e hifens simples.',
   'field.slug_letter': 'O campo :attribute deve conter apenas letras minúsculas, dígitos e hifens simples, com ao menos uma letra.',
