@@ -4,7 +4,7 @@ import FindMyWay from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/client.ts';
 import { DomainError, MalformedRequestError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { localizedBody, saysLanguage } from '../i18n/http.ts';
-import { LANGUAGE_TAGS } from '../i18n/locale.ts';
+import { LANGUAGE_TAGS, type Locale } from '../i18n/locale.ts';
 import { translate } from '../i18n/translate.ts';
 import { loggableError } from '../log-safety.ts';
 import { isRedisUnavailable } from '../redis.ts';
@@ -13,7 +13,8 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 
 /** Every refusal is a text for a person: in the request's language, which Content-Language names (docs/i18n.md). */
 function send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
-  const locale = reply.request.locale;
+  // A request Fastify refused before routing (frameworkErrors) was never decorated: APP_LOCALE's words.
+  const locale = (reply.request.locale as Locale | undefined) ?? reply.server.appLocale;
   saysLanguage(reply, locale);
   return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(localizedBody(body, locale));
 }

@@ -249,6 +249,23 @@ export const en = {
   'phrase.referred': ':count referred users',
   'admin.in_use': 'The :record :says and cannot be deleted.',
   'admin.in_use_disable': 'The :record :says and cannot be deleted; disable it instead.',
+  // The PIX payment page (src/modules/topups/pay-page.ts).
+  'page.pay.title': 'PIX payment',
+  'page.pay.status.pending': 'Waiting for payment',
+  'page.pay.status.paid': 'Paid',
+  'page.pay.status.cancelled': 'Cancelled',
+  'page.pay.status.expired': 'Expired',
+  'page.pay.status.returned': 'Returned to the payer',
+  'page.pay.status.unknown': 'Unknown',
+  'page.pay.qr_alt': 'PIX QR code',
+  'page.pay.hint': 'Or copy this PIX code into your bank app:',
+  'page.pay.copy': 'Copy PIX code',
+  'page.pay.copied': 'Copied!',
+  'page.pay.copied_result': 'The PIX code is on your clipboard: paste it in your bank app.',
+  'page.pay.selected_result': 'The code is selected: copy it with your device’s copy command.',
+  'page.pay.expires': 'Pay within',
+  'page.pay.reason': 'Why:',
+  // The demo slot's page (src/modules/games/demo-provider/page.ts).
   // E-mails (Laravel's notification wording).
   'mail.hello': 'Hello!',
   'mail.regards': 'Regards,',
