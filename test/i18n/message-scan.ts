@@ -17,7 +17,16 @@ export interface Sentence {
 /** Properties whose strings document the API rather than answer anyone. */
 const DOC_PROPERTIES = new Set(['description', 'summary', 'title', 'example', 'examples']);
 /** Calls whose strings go to the log or an operator, not to an answer. */
-const INTERNAL_CALLEES = new Set(['Error', 'TypeError', 'RangeError', 'ConfigError', 'CommandError', 'UsageError', 'SyncError', 'IdempotencyMismatchError']);
+const INTERNAL_CALLEES = new Set([
+  'Error',
+  'TypeError',
+  'RangeError',
+  'ConfigError',
+  'CommandError',
+  'UsageError',
+  'SyncError',
+  'IdempotencyMismatchError',
+]);
 const LOG_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 const SENTENCE = /^[A-Z].* .*[.!?]$/s;
 
@@ -47,7 +56,8 @@ function internal(node: ts.Node): boolean {
     if (ts.isNewExpression(at) && INTERNAL_CALLEES.has(at.expression.getText())) return true;
     if (ts.isCallExpression(at)) {
       const callee = at.expression;
-      if (ts.isPropertyAccessExpression(callee) && LOG_METHODS.has(callee.name.text) && /log/i.test(callee.expression.getText())) return true;
+      if (ts.isPropertyAccessExpression(callee) && LOG_METHODS.has(callee.name.text) && /log/i.test(callee.expression.getText()))
+        return true;
       if (callee.getText() === 'fail') return true;
     }
     if (ts.isFunctionLike(at) || ts.isSourceFile(at)) return false;

@@ -4,7 +4,7 @@ import type { App } from '../../platform/http/app.ts';
 import { MessageBody } from '../../platform/http/schemas.ts';
 import { saysLanguage } from '../../platform/i18n/http.ts';
 import { PAY_PAGE_POLICIES, renderPayPage } from './pay-page.ts';
-import { TOPUP_STATUS, topupPayableUntil } from './repository.ts';
+import { TOPUP_STATUS } from './repository.ts';
 import type { TopupService } from './service.ts';
 
 /** GET /pay/:public_id: the payment page a top-up's `payment_url` points to (no session, no CSRF). */
@@ -23,8 +23,13 @@ export function registerPayPageRoutes(app: App, ctx: AppContext, service: TopupS
     async (request, reply) => {
       const topup = await service.byPublicId(request.params.public_id);
       const locale = request.locale;
-      const until = topup.status === TOPUP_STATUS.pending ? await topupPayableUntil(ctx.db, topup.id, topup.created_at) : undefined;
-      const html = await renderPayPage(topup, ctx.config.appName, locale, until === undefined ? undefined : (until.getTime() - Date.now()) / 1000);
+      const until = topup.status === TOPUP_STATUS.pending ? await service.payableUntil(topup) : undefined;
+      const html = await renderPayPage(
+        topup,
+        ctx.config.appName,
+        locale,
+        until === undefined ? undefined : (until.getTime() - Date.now()) / 1000,
+      );
       return saysLanguage(reply, locale)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')

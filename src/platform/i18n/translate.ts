@@ -69,7 +69,10 @@ const PHRASES = TEMPLATES.filter((template) => template.key.startsWith('phrase.'
 const SENTENCES = TEMPLATES.filter((template) => !template.key.startsWith('phrase.'));
 
 /** The key and parameters of an English text, or undefined when the catalogue lacks it. */
-export function parse(text: string, templates: readonly Template[] = SENTENCES): { key: MessageKey; params: Record<string, string> } | undefined {
+export function parse(
+  text: string,
+  templates: readonly Template[] = SENTENCES,
+): { key: MessageKey; params: Record<string, string> } | undefined {
   const exact = EXACT.get(text);
   if (exact !== undefined) return { key: exact, params: {} };
   for (const template of templates) {
@@ -82,7 +85,10 @@ export function parse(text: string, templates: readonly Template[] = SENTENCES):
   return undefined;
 }
 
-const formats = new Map<string, { money: Intl.NumberFormat; decimal: Intl.NumberFormat; instant: Intl.DateTimeFormat; plural: Intl.PluralRules }>();
+const formats = new Map<
+  string,
+  { money: Intl.NumberFormat; decimal: Intl.NumberFormat; instant: Intl.DateTimeFormat; plural: Intl.PluralRules }
+>();
 function formatsOf(tag: string) {
   let found = formats.get(tag);
   if (found === undefined) {
@@ -104,7 +110,8 @@ function attribute(locale: Exclude<Locale, 'en'>, label: string): string {
   if (parts.length > 1) {
     const joiner = { and: ' e ', or: ' ou ' } as Record<string, string>;
     let out = '';
-    for (let index = 0; index < parts.length; index += 2) out += (index > 0 ? joiner[parts[index - 1]!] : '') + attribute(locale, parts[index]!);
+    for (let index = 0; index < parts.length; index += 2)
+      out += (index > 0 ? joiner[parts[index - 1]!] : '') + attribute(locale, parts[index]!);
     return out;
   }
   return names[label.replaceAll(' ', '_')] ?? label;
@@ -153,7 +160,9 @@ export function translate(text: string, locale: Locale): string {
 /** The text of `key` in `locale`, parameters substituted as given (already in that language). */
 export function message(locale: Locale, key: MessageKey, params: Record<string, string | number> = {}): string {
   const text = locale === 'en' ? en[key] : CATALOGUES[locale][key];
-  const chosen = text.includes('|') ? (text.split('|')[formatsOf(INTL_TAGS[locale as 'pt_BR'] ?? 'en').plural.select(Number(params.count)) === 'one' ? 0 : 1] ?? text) : text;
+  const chosen = text.includes('|')
+    ? (text.split('|')[formatsOf(INTL_TAGS[locale as 'pt_BR'] ?? 'en').plural.select(Number(params.count)) === 'one' ? 0 : 1] ?? text)
+    : text;
   return chosen.replaceAll(PLACEHOLDER, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
