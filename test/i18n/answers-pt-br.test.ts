@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { seedDemo } from '../../src/modules/games/demo-provider/seed.ts';
 import { renderPayPage } from '../../src/modules/topups/pay-page.ts';
+import { PasswordHasher } from '../../src/platform/auth/passwords.ts';
+import { Keyring } from '../../src/platform/crypto.ts';
+import { LocalDiskStorage } from '../../src/platform/storage/local-disk.ts';
 import { TOPUP_STATUS, type TopupRow } from '../../src/modules/topups/repository.ts';
 import { enableConfirmedTwoFactor, login, pendingLogin } from '../auth/support.ts';
 import { uniqueEmail, useApp, type Response } from '../helpers/app.ts';
@@ -291,5 +295,29 @@ describe('APP_LOCALE=pt_BR: the pages the service serves', () => {
     assert.match(page.body, /Retorno ao jogador \d+,\d\d&nbsp;%/);
     assert.ok(page.body.includes('"Saldo insuficiente para esta aposta."'));
     assert.match(page.body, /data-names="[^"]*Cereja/);
+  });
+
+  test('seed:demo names its games, provider and player in Portuguese', async () => {
+    const t = ctx();
+    await seedDemo(
+      {
+        db: t.db,
+        keys: new Keyring(t.config.appKey),
+        storage: new LocalDiskStorage(t.config.dataDir),
+        hasher: new PasswordHasher({ memoryCost: 1024, timeCost: 1 }),
+        currency: t.config.defaultCurrency,
+        regulation: t.config.regulation,
+        locale: t.config.appLocale,
+      },
+      { password: 'demo-password-1' },
+    );
+    const player = await t.player();
+    const providers = (await player.client.get('/api/providers')).json as { data: { id: number; name: string; code: string }[] };
+    const demo = providers.data.find((provider) => provider.code === 'demo')!;
+    assert.equal(demo.name, 'Jogos de Demonstração');
+    const listed = (await player.client.get(`/api/providers/${demo.id}/games`)).json as { data: { name: string }[] };
+    assert.deepEqual(listed.data.map((game) => game.name).sort(), ['Caça-níquel de Frutas', 'Chuva de Joias', 'Setes da Sorte']);
+    const games = (await player.client.get('/api/games')).json as { data: { name: string }[] };
+    assert.deepEqual(games.data.map((game) => game.name).sort(), ['Dados 3', 'Dobro']);
   });
 });

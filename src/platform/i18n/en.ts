@@ -302,6 +302,15 @@ export const en = {
   'page.demo.win_held': 'You win :amount! It is held for review and credited once approved.',
   'page.demo.no_answer': 'The game server did not answer. Please try again.',
   'page.demo.link_invalid': 'This game link is not valid. Launch the game again.',
+  // seed:demo's names that are words (src/modules/games/demo-provider/seed.ts); codes stay as they are.
+  'seed.provider': 'Demo Games',
+  'seed.player': 'Demo Player',
+  'seed.funds': 'Demo funds (seed:demo)',
+  'seed.game.fruits': 'Fruit Slot',
+  'seed.game.sevens': 'Lucky Sevens',
+  'seed.game.gems': 'Gem Rush',
+  'seed.game.dice3': 'Dice 3',
+  'seed.game.double': 'Double',
   // E-mails (Laravel's notification wording).
   'mail.hello': 'Hello!',
   'mail.regards': 'Regards,',
