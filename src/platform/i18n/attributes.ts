@@ -116,6 +116,25 @@ export const PT_BR_WORDS: Record<string, string> = {
   won: 'ganha',
   lost: 'perdida',
   unknown: 'desconhecido',
+  // Why a PIX key is not valid (src/modules/withdrawals/pix-key.ts).
+  'e-mail key': 'chave de e-mail',
+  'phone key': 'chave de telefone',
+  'random key (EVP)': 'chave aleatória (EVP)',
+  'it must have 11 digits': 'ele deve ter 11 dígitos',
+  'its digits cannot all be the same': 'os dígitos não podem ser todos iguais',
+  'the check digits do not match': 'os dígitos verificadores não conferem',
+  'it must have 14 characters, 12 letters or digits followed by 2 digits':
+    'ele deve ter 14 caracteres, 12 letras ou dígitos seguidos de 2 dígitos',
+  'its characters cannot all be the same': 'os caracteres não podem ser todos iguais',
+  'it must be an address such as name@example.com': 'ela deve ser um endereço como nome@exemplo.com',
+  'it must contain only digits, with an optional leading +': 'ela deve conter apenas dígitos, com um + opcional no início',
+  'it must be a Brazilian mobile number (+55)': 'ela deve ser um número de celular brasileiro (+55)',
+  'it looks like a landline; a PIX phone key is a mobile number (9 digits after the area code)':
+    'parece um telefone fixo; uma chave PIX de telefone é um número de celular (9 dígitos depois do DDD)',
+  'it must be a 2-digit area code followed by a 9-digit mobile number':
+    'ela deve ser um DDD de 2 dígitos seguido de um celular de 9 dígitos',
+  'a mobile number starts with 9 after the area code': 'um número de celular começa com 9 depois do DDD',
+  'it must be a UUID such as 123e4567-e89b-12d3-a456-426614174000': 'ela deve ser um UUID como 123e4567-e89b-12d3-a456-426614174000',
   // What keeps a record from being deleted (platform/admin/in-use.ts): the record, then what it has.
   record: 'o registro',
   user: 'o usuário',

@@ -246,6 +246,8 @@ export const en = {
   'phrase.in_about': 'in about :count seconds',
   'phrase.referred_one': ':count referred user',
   'phrase.referred': ':count referred users',
+  'phrase.longer_than': 'it must not be longer than :max characters',
+  'phrase.area_code': ':code is not a Brazilian area code',
   'admin.in_use': 'The :record :says and cannot be deleted.',
   'admin.in_use_disable': 'The :record :says and cannot be deleted; disable it instead.',
   // The PIX payment page (src/modules/topups/pay-page.ts).

@@ -175,7 +175,7 @@ export const pt_BR: Record<MessageKey, string> = {
   'withdrawal.payee_name': 'O nome do favorecido deve ser o seu nome completo verificado.',
   'withdrawal.payee_account': 'A conta do favorecido deve ser a chave PIX do seu próprio CPF.',
   'withdrawal.account_type': 'O tipo de conta deve ser CPF: os saques são pagos só para uma chave PIX do seu próprio CPF.',
-  'withdrawal.payee_invalid': 'A conta do favorecido não é um :type válido: :reason.',
+  'withdrawal.payee_invalid': 'A conta do favorecido não é válida como :type: :reason.',
   'withdrawal.payee_long': 'A conta do favorecido não pode ter mais de :max caracteres.',
   'withdrawal.method_cannot_pay':
     'O método de pagamento :code (gateway :gateway) não faz pagamentos; escolha outro com PUT /api/admin/settings/payouts.',
@@ -242,6 +242,8 @@ export const pt_BR: Record<MessageKey, string> = {
   'phrase.in_about': 'em cerca de :count segundo|em cerca de :count segundos',
   'phrase.referred_one': ':count usuário indicado|:count usuários indicados',
   'phrase.referred': ':count usuário indicado|:count usuários indicados',
+  'phrase.longer_than': 'ela não pode ter mais de :max caracteres',
+  'phrase.area_code': ':code não é um DDD brasileiro',
   'admin.in_use': 'Não é possível excluir :record: :says.',
   'admin.in_use_disable': 'Não é possível excluir :record: :says; desative-o em vez disso.',
   'page.pay.title': 'Pagamento PIX',

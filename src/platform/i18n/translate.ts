@@ -131,12 +131,7 @@ function param(locale: Exclude<Locale, 'en'>, name: string, value: string): stri
 
 /** A key's entry in `locale` with its parameters (still English) put in that language. */
 export function render(locale: Exclude<Locale, 'en'>, key: MessageKey, params: Record<string, string>): string {
-  let text = CATALOGUES[locale][key];
-  if (text.includes('|')) {
-    // Laravel's trans_choice form "singular|plural", chosen by the language's plural rules on :count.
-    const [one, other] = text.split('|') as [string, string];
-    text = formatsOf(INTL_TAGS[locale]).plural.select(Number(params.count)) === 'one' ? one : (other ?? one);
-  }
+  const text = choose(CATALOGUES[locale][key], INTL_TAGS[locale], params.count);
   return text.replaceAll(PLACEHOLDER, (whole, name: string) => (name in params ? param(locale, name, params[name]!) : whole));
 }
 
@@ -157,13 +152,17 @@ export function translate(text: string, locale: Locale): string {
   return out;
 }
 
+/** Laravel's trans_choice form "singular|plural": the form the language's plural rules pick for `count`. */
+function choose(text: string, tag: string, count: string | number | undefined): string {
+  if (!text.includes('|')) return text;
+  const [one = text, other = one] = text.split('|');
+  return formatsOf(tag).plural.select(Number(count)) === 'one' ? one : other;
+}
+
 /** The text of `key` in `locale`, parameters substituted as given (already in that language). */
 export function message(locale: Locale, key: MessageKey, params: Record<string, string | number> = {}): string {
-  const text = locale === 'en' ? en[key] : CATALOGUES[locale][key];
-  const chosen = text.includes('|')
-    ? (text.split('|')[formatsOf(INTL_TAGS[locale as 'pt_BR'] ?? 'en').plural.select(Number(params.count)) === 'one' ? 0 : 1] ?? text)
-    : text;
-  return chosen.replaceAll(PLACEHOLDER, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  const text = locale === 'en' ? en[key] : choose(CATALOGUES[locale][key], INTL_TAGS[locale], params.count);
+  return text.replaceAll(PLACEHOLDER, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
 /** An error bag in `locale`. */
