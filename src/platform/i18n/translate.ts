@@ -32,6 +32,10 @@ interface Template {
   key: MessageKey;
   regex: RegExp;
   names: string[];
+  /** The literal text before the first parameter and after the last, and the longest between: cheap checks before the regex. */
+  head: string;
+  tail: string;
+  longest: string;
 }
 
 function escapeRegExp(text: string): string {
@@ -40,16 +44,20 @@ function escapeRegExp(text: string): string {
 
 function compile(key: MessageKey, text: string): Template {
   const names: string[] = [];
+  const literals: string[] = [];
   let source = '';
   let last = 0;
   for (const match of text.matchAll(PLACEHOLDER)) {
+    literals.push(text.slice(last, match.index));
     source += escapeRegExp(text.slice(last, match.index));
     source += '(.*?)';
     names.push(match[1]!);
     last = match.index + match[0].length;
   }
+  literals.push(text.slice(last));
   source += escapeRegExp(text.slice(last));
-  return { key, regex: new RegExp(`^${source}$`, 's'), names };
+  const longest = literals.reduce((a, b) => (b.length > a.length ? b : a), '');
+  return { key, regex: new RegExp(`^${source}$`, 's'), names, head: literals[0]!, tail: literals.at(-1)!, longest };
 }
 
 const KEYS = Object.keys(en) as MessageKey[];
@@ -76,6 +84,7 @@ export function parse(
   const exact = EXACT.get(text);
   if (exact !== undefined) return { key: exact, params: {} };
   for (const template of templates) {
+    if (!text.startsWith(template.head) || !text.endsWith(template.tail) || !text.includes(template.longest)) continue;
     const match = template.regex.exec(text);
     if (match === null) continue;
     const params: Record<string, string> = {};
