@@ -1,7 +1,9 @@
 // `npx node bench/i18n.ts`: what answering a refusal in Portuguese costs in the process, per
 // message: the look-up of an English text in the catalogue and its rendering (docs/i18n.md),
+// and the Accept-Language scan each request makes under APP_LOCALE_NEGOTIATE=on; the translation
 // once with the cache of translated texts warm (a refusal answered again) and once cold (every
 // text new: the templates are tried in turn). English answers never come here. docs/benchmarks.md.
+import { negotiateLocale } from '../src/platform/i18n/locale.ts';
 import { translate } from '../src/platform/i18n/translate.ts';
 
 const SAMPLES = [
@@ -30,3 +32,13 @@ perCall(
     `This top-up would exceed your daily deposit limit of 200.00: you can deposit ${i}.${String(i % 100).padStart(2, '0')} more today.`,
 );
 perCall('cold, the last template tried (an unknown text)', 20_000, (i) => `Some text no catalogue holds ${i}.`);
+
+const HEADER = 'pt-BR,pt;q=0.9,en-US;q=0.8,en;q=0.7';
+{
+  const calls = 1_000_000;
+  let picked = 0;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) if (negotiateLocale(HEADER, 'en') === 'pt_BR') picked++;
+  const ns = Number(process.hrtime.bigint() - start) / calls;
+  console.log(`${`Accept-Language: ${HEADER}`.padEnd(58)} ${(ns / 1000).toFixed(2)} µs per request (${picked === calls ? 'pt_BR' : '?'})`);
+}
