@@ -24,8 +24,19 @@ export function registerLocale(app: FastifyInstance, locale: Locale, negotiate: 
   app.decorate('appLocale', locale);
   app.decorateRequest('locale', locale);
   if (!negotiate) return;
+  // Browsers send the same few headers again and again: each is scanned once (a bounded memo).
+  const picked = new Map<string, Locale>();
   app.addHook('onRequest', (request, reply, done) => {
-    request.locale = negotiateLocale(request.headers['accept-language'], locale);
+    const header = request.headers['accept-language'];
+    if (header === undefined) request.locale = locale;
+    else {
+      let found = picked.get(header);
+      if (found === undefined) {
+        found = negotiateLocale(header, locale);
+        if (picked.size < 256) picked.set(header, found);
+      }
+      request.locale = found;
+    }
     const vary = reply.getHeader('vary');
     reply.header('vary', vary === undefined ? 'Accept-Language' : `${String(vary)}, Accept-Language`);
     done();
