@@ -117,6 +117,19 @@ describe('APP_LOCALE=pt_BR: every answer a person reads is in Brazilian Portugue
     assertMessage(good, 200, 'Sua senha foi redefinida!');
   });
 
+  test('the e-mail verification mail is Portuguese', async () => {
+    const player = await ctx().player();
+    const sent = await player.client.post('/api/email/verification-notification');
+    assert.equal(sent.status, 202, sent.text);
+    const mail = await ctx().inbox.next(player.email);
+    assert.equal(mail.subject, 'Verifique o endereço de e-mail');
+    assert.match(
+      String(mail.text),
+      /^Por favor, clique no botão abaixo para verificar seu endereço de e-mail\.\n\nVerifique o endereço de e-mail: http/,
+    );
+    assert.match(String(mail.text), /Se você não criou uma conta, ignore este e-mail\.$/);
+  });
+
   test('two-factor, password confirmation and profile', async () => {
     const player = await ctx().player();
     assertMessage(await player.client.post('/api/user/two-factor-authentication'), 423, 'É necessário confirmar a senha.');
