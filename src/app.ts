@@ -86,6 +86,7 @@ import { Keyring } from './platform/crypto.ts';
 import type { Database } from './platform/db/client.ts';
 import { registerDrain } from './platform/http/drain.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './platform/http/error-handler.ts';
+import { registerLocale } from './platform/i18n/http.ts';
 import { registerGuard } from './platform/http/guard.ts';
 import { logMixin } from './platform/http/request-log.ts';
 import { scheduleHousekeeping } from './platform/housekeeping.ts';
@@ -223,6 +224,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
     done(null, parsed);
   });
 
+  registerLocale(app, config.appLocale, config.appLocaleNegotiate);
   registerErrorHandling(app);
   registerDrain(app);
   await app.register(cookie);

@@ -133,6 +133,7 @@ export const DATABASE_COMMANDS: Readonly<Record<string, DatabaseCommand>> = {
           hasher: new PasswordHasher(),
           currency: config.defaultCurrency,
           regulation: config.regulation,
+          locale: config.appLocale,
         },
         { password: values.password },
       );

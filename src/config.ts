@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { LOCALES, type Locale } from './platform/i18n/locale.ts';
 
 /** The one place that reads the environment: every variable of docs/api.md section 11. */
 export interface Config {
@@ -62,6 +63,10 @@ export interface Config {
    * confirmed (403), the account routes stay open so they can set it up (docs/api.md section 8).
    */
   adminTwoFactor: 'off' | 'required';
+  /** APP_LOCALE: the language of every message, e-mail and page (`en`, the default, or `pt_BR`; docs/i18n.md). */
+  appLocale: Locale;
+  /** APP_LOCALE_NEGOTIATE=on: a request's Accept-Language picks `pt_BR` (`pt`, `pt-BR`) or APP_LOCALE. */
+  appLocaleNegotiate: boolean;
   /** Seconds between two PIX reconciliation passes on the leading instance (docs/api.md section 13); 0 turns the job off. */
   pixReconcileS: number;
   /**
@@ -226,6 +231,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminTwoFactor !== 'off' && adminTwoFactor !== 'required') fail('ADMIN_TWO_FACTOR', 'off or required', adminTwoFactor);
   const regulation = read(env, 'REGULATION') ?? 'none';
   if (!(REGULATIONS as readonly string[]).includes(regulation)) fail('REGULATION', REGULATIONS.join(' or '), regulation);
+  const appLocale = read(env, 'APP_LOCALE') ?? 'en';
+  if (!(LOCALES as readonly string[]).includes(appLocale)) fail('APP_LOCALE', LOCALES.join(' or '), appLocale);
+  const negotiate = read(env, 'APP_LOCALE_NEGOTIATE') ?? 'off';
+  if (negotiate !== 'on' && negotiate !== 'off') fail('APP_LOCALE_NEGOTIATE', 'on or off', negotiate);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -269,6 +278,8 @@ export function loadConfig(env: Env = process.env): Config {
     emailVerification: emailVerification === 'on',
     regulation: regulation as Regulation,
     adminTwoFactor,
+    appLocale: appLocale as Locale,
+    appLocaleNegotiate: negotiate === 'on',
     pixReconcileS: integer(env, 'PIX_RECONCILE_S', 300, 0, 86400),
     pixNotificationLookupsPerMin: integer(env, 'PIX_NOTIFICATION_LOOKUPS_PER_MIN', 6000, 1, 10000000),
     pixPayoutReconcileS: integer(env, 'PIX_PAYOUT_RECONCILE_S', 300, 0, 86400),

@@ -41,6 +41,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     LOG_LEVEL: 'warn',
     // `METRICS_ENABLED=on npm run bench` measures the request histogram's cost (docs/production.md).
     ...(process.env.METRICS_ENABLED === undefined ? {} : { METRICS_ENABLED: process.env.METRICS_ENABLED }),
+    // `APP_LOCALE=pt_BR npm run bench` (and APP_LOCALE_NEGOTIATE=on) measures the language's cost (docs/i18n.md).
+    ...(process.env.APP_LOCALE === undefined ? {} : { APP_LOCALE: process.env.APP_LOCALE }),
+    ...(process.env.APP_LOCALE_NEGOTIATE === undefined ? {} : { APP_LOCALE_NEGOTIATE: process.env.APP_LOCALE_NEGOTIATE }),
     ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
     // Sessions and rate limits in Redis, as several instances would run (issue 11's bench).
     ...(process.env.REDIS_URL === undefined ? {} : { REDIS_URL: process.env.REDIS_URL }),

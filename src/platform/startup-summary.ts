@@ -57,6 +57,7 @@ export function startupSummary(facts: StartFacts): { message: string; startup: R
     redis: config.redisUrl === undefined ? 'off' : where(config.redisUrl, 6379),
     regulation: config.regulation,
     emailVerification: config.emailVerification ? 'on' : 'off',
+    locale: config.appLocaleNegotiate ? `${config.appLocale} (Accept-Language negotiated)` : config.appLocale,
     pid: process.pid,
   };
   const applied =
@@ -66,7 +67,7 @@ export function startupSummary(facts: StartFacts): { message: string; startup: R
   const message =
     `croupier ready at ${startup.url} (listening on ${startup.listening}); database: ${startup.database}; DATA_DIR: ${startup.dataDir}; ` +
     `migrations: ${applied}; workers: ${workers}; draw scheduler: ${startup.scheduler}; Redis: ${startup.redis}; ` +
-    `REGULATION: ${startup.regulation}; EMAIL_VERIFICATION: ${startup.emailVerification}; pid: ${startup.pid} (SIGTERM or Ctrl-C stops it)`;
+    `REGULATION: ${startup.regulation}; EMAIL_VERIFICATION: ${startup.emailVerification}; APP_LOCALE: ${startup.locale}; pid: ${startup.pid} (SIGTERM or Ctrl-C stops it)`;
   return { message, startup };
 }
 

@@ -147,6 +147,7 @@ describe('the README quick start, top to bottom', () => {
       'Redis: off',
       'REGULATION: none',
       'EMAIL_VERIFICATION: off',
+      'APP_LOCALE: en',
       `pid: ${String(line.startup.pid)}`,
     ]) {
       assert.ok(line.msg.includes(part), `${part} is not in: ${line.msg}`);

@@ -36,7 +36,7 @@ export function registerEmailVerificationRoutes(app: App, ctx: AppContext, servi
       },
     },
     async (request, reply) => {
-      const sent = await service.notify(currentUser(request).id);
+      const sent = await service.notify(currentUser(request).id, request.locale);
       return sent ? sendEmptyString(reply, 202) : sendNoContent(reply);
     },
   );

@@ -4,7 +4,8 @@ import type { AppContext, RegistrationHook } from '../../platform/context.ts';
 import { safeEqual } from '../../platform/crypto.ts';
 import { ForbiddenError } from '../../platform/errors.ts';
 import { loggableError } from '../../platform/log-safety.ts';
-import { actionMail } from '../../platform/mail/action-mail.ts';
+import type { Locale } from '../../platform/i18n/locale.ts';
+import { catalogueMail } from '../../platform/mail/action-mail.ts';
 import { throttle } from '../../platform/rate-limit.ts';
 import { signedUrl, verifySignedUrl } from '../../platform/signed-url.ts';
 import { findUserById, markEmailVerified } from '../users/repository.ts';
@@ -19,14 +20,9 @@ export function emailHash(email: string): string {
   return createHash('sha1').update(email.toLowerCase()).digest('hex');
 }
 
-function verificationMail(link: string) {
-  return actionMail({
-    subject: 'Verify Email Address',
-    intro: 'Please click the button below to verify your email address.',
-    action: 'Verify Email Address',
-    link,
-    outro: ['If you did not create an account, no further action is required.'],
-  });
+/** Laravel's VerifyEmail notification in `locale` (src/platform/i18n: `mail.verify.*`). */
+function verificationMail(link: string, locale: Locale) {
+  return catalogueMail(locale, 'verify', link);
 }
 
 /**
@@ -52,11 +48,11 @@ export class EmailVerificationService {
    * `POST /api/email/verification-notification`: counts against the user's six a minute, then
    * sends the mail unless the address is verified already. Answers whether it was sent.
    */
-  async notify(userId: number): Promise<boolean> {
+  async notify(userId: number, locale: Locale = this.#ctx.config.appLocale): Promise<boolean> {
     await throttle(this.#ctx.limiter, `verification-notification|${userId}`, NOTIFICATION_LIMIT, NOTIFICATION_WINDOW_S);
     const user = await findUserById(this.#ctx.db, userId);
     if (user === undefined || user.emailVerifiedAt !== null) return false;
-    await this.#ctx.mailer.send({ to: user.email, ...verificationMail(this.link(user)) });
+    await this.#ctx.mailer.send({ to: user.email, ...verificationMail(this.link(user), locale) });
     return true;
   }
 
@@ -96,7 +92,10 @@ export class EmailVerificationService {
   async #sendAfterRegistration(userId: number): Promise<void> {
     try {
       const user = await findUserById(this.#ctx.db, userId);
-      if (user !== undefined) await this.#ctx.mailer.send({ to: user.email, ...verificationMail(this.link(user)) });
+      // After the commit, away from the request: APP_LOCALE's language.
+      if (user !== undefined) {
+        await this.#ctx.mailer.send({ to: user.email, ...verificationMail(this.link(user), this.#ctx.config.appLocale) });
+      }
     } catch (error) {
       this.#log.warn({ err: loggableError(error), userId }, 'the verification e-mail of a new account was not sent');
     }

@@ -3,7 +3,9 @@ import type { AppContext } from '../../platform/context.ts';
 import { randomHex, safeEqual, sha256 } from '../../platform/crypto.ts';
 import { one } from '../../platform/db/client.ts';
 import { ValidationError } from '../../platform/errors.ts';
-import { actionMail } from '../../platform/mail/action-mail.ts';
+import type { Locale } from '../../platform/i18n/locale.ts';
+import { message } from '../../platform/i18n/translate.ts';
+import { catalogueMail } from '../../platform/mail/action-mail.ts';
 import { findUserByEmail } from '../users/repository.ts';
 import { newPasswordMessages, type AccountService } from './service.ts';
 
@@ -18,17 +20,9 @@ export const RESET_MESSAGES = {
   invalidToken: 'This password reset token is invalid.',
 } as const;
 
-function resetMail(link: string) {
-  return actionMail({
-    subject: 'Reset Password Notification',
-    intro: 'You are receiving this email because we received a password reset request for your account.',
-    action: 'Reset Password',
-    link,
-    outro: [
-      `This password reset link will expire in ${TOKEN_LIFETIME_MIN} minutes.`,
-      'If you did not request a password reset, no further action is required.',
-    ],
-  });
+/** Laravel's ResetPassword notification in `locale` (src/platform/i18n: `mail.reset.*`). */
+function resetMail(link: string, locale: Locale) {
+  return catalogueMail(locale, 'reset', link, [message(locale, 'mail.reset.expire', { count: TOKEN_LIFETIME_MIN })]);
 }
 
 /** Password reset links: one live token per e-mail, stored as a hash, valid 60 minutes. */
@@ -41,7 +35,8 @@ export class PasswordResetService {
     this.#accounts = accounts;
   }
 
-  async sendLink(email: string): Promise<void> {
+  /** `locale`: the language of the mail, the asking request's (docs/i18n.md). */
+  async sendLink(email: string, locale: Locale = this.#ctx.config.appLocale): Promise<void> {
     const user = await findUserByEmail(this.#ctx.db, email);
     if (user === undefined) throw ValidationError.field('email', RESET_MESSAGES.unknownUser);
     const token = randomHex(32);
@@ -56,7 +51,7 @@ export class PasswordResetService {
     if (stored === undefined) throw ValidationError.field('email', RESET_MESSAGES.throttled);
     const link = `${this.#ctx.config.frontendUrl}/password-reset/${token}?email=${encodeURIComponent(user.email)}`;
     try {
-      await this.#ctx.mailer.send({ to: user.email, ...resetMail(link) });
+      await this.#ctx.mailer.send({ to: user.email, ...resetMail(link, locale) });
     } catch (error) {
       // A link nobody received must not hold the one-a-minute slot.
       await this.#ctx.db.execute(sql`delete from password_reset_tokens where email = ${user.email} and token_hash = ${sha256(token)}`);

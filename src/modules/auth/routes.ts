@@ -15,6 +15,7 @@ import {
   truthy,
 } from '../../platform/http/schemas.ts';
 import { presentUser, UserSchema } from '../users/present.ts';
+import { localizedMessage } from '../../platform/i18n/http.ts';
 import { RESET_MESSAGES, type PasswordResetService } from './password-reset.ts';
 import * as S from './schemas.ts';
 import { AccountService, MESSAGES } from './service.ts';
@@ -140,9 +141,9 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
         response: { 200: MessageBody, ...errorResponses },
       },
     },
-    async (request) => {
-      await resets.sendLink(request.body.email);
-      return { message: RESET_MESSAGES.sent };
+    async (request, reply) => {
+      await resets.sendLink(request.body.email, request.locale);
+      return localizedMessage(request, reply, RESET_MESSAGES.sent);
     },
   );
 
@@ -156,7 +157,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
         response: { 200: MessageBody, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       await resets.reset({
         token: body.token,
@@ -164,7 +165,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext, accounts: AccountS
         password: body.password,
         passwordConfirmation: body.password_confirmation,
       });
-      return { message: RESET_MESSAGES.reset };
+      return localizedMessage(request, reply, RESET_MESSAGES.reset);
     },
   );
 

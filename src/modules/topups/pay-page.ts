@@ -1,16 +1,13 @@
 import QRCode from 'qrcode';
 import { escapeHtml, htmlPage, pagePolicy } from '../../platform/http/html.ts';
+import type { MessageKey } from '../../platform/i18n/en.ts';
+import { LANGUAGE_TAGS, LOCALES, type Locale } from '../../platform/i18n/locale.ts';
+import { message, translate } from '../../platform/i18n/translate.ts';
 import { displayMoney, toUnits } from '../../platform/money.ts';
 import { TOPUP_STATUS, TOPUP_STATUSES, type TopupRow } from './repository.ts';
 
-const STATUS_TEXT: Record<ReturnType<typeof TOPUP_STATUSES.nameOf>, string> = {
-  pending: 'Waiting for payment',
-  paid: 'Paid',
-  cancelled: 'Cancelled',
-  expired: 'Expired',
-  returned: 'Returned to the payer',
-  unknown: 'Unknown',
-};
+/** A pending page reloads itself this often, so it shows the payment (or its return) without a click. */
+export const PAY_PAGE_REFRESH_S = 10;
 
 /* A card on a phone's whole width, centred on a wider screen; the QR code shrinks with it. */
 const STYLE = `
@@ -35,6 +32,8 @@ h1 { font-size: 1.2rem; font-weight: 600; margin: 0 0 .25rem; color: #444; }
 .copy:hover { background: #115e59; }
 .copy:focus-visible { outline: 3px solid #1a1a1a; outline-offset: 2px; }
 .copy-result { min-height: 1.3rem; margin: .5rem 0 -.5rem; font-size: .9rem; color: #17602e; }
+.expiry { margin: .75rem 0 0; color: #444; font-size: .95rem; font-variant-numeric: tabular-nums; }
+.reason { margin: .75rem 0 0; color: #444; font-size: .95rem; }
 `;
 
 /**
@@ -43,8 +42,22 @@ h1 { font-size: 1.2rem; font-weight: 600; margin: 0 0 .25rem; color: #444; }
  * HTTP outside localhost, an old browser), select the code and try the older copy command; if
  * that fails too, the code is left selected for the device's own copy.
  */
-const SCRIPT = `
+function payScript(locale: Locale): string {
+  const text = (key: MessageKey) => JSON.stringify(message(locale, key));
+  return `
 (() => {
+  // The expiry countdown: the seconds left, as the server wrote them, down to 0, then a reload shows "Expired".
+  const left = document.querySelector('.expiry time');
+  if (left !== null) {
+    const until = Date.now() + Number(left.dataset.seconds) * 1000;
+    const tick = () => {
+      const seconds = Math.max(0, Math.round((until - Date.now()) / 1000));
+      const two = (n) => String(n).padStart(2, '0');
+      left.textContent = two(Math.floor(seconds / 3600)) + ':' + two(Math.floor(seconds / 60) % 60) + ':' + two(seconds % 60);
+      if (seconds === 0) location.reload();
+    };
+    setInterval(tick, 1000);
+  }
   const code = document.getElementById('pix-code');
   const button = document.querySelector('.copy');
   const result = document.querySelector('.copy-result');
@@ -66,43 +79,68 @@ const SCRIPT = `
   };
   button.addEventListener('click', async () => {
     if ((await clipboard()) || command()) {
-      button.textContent = 'Copied!';
-      result.textContent = 'The PIX code is on your clipboard: paste it in your bank app.';
+      button.textContent = ${text('page.pay.copied')};
+      result.textContent = ${text('page.pay.copied_result')};
     } else {
-      result.textContent = 'The code is selected: copy it with your device’s copy command.';
+      result.textContent = ${text('page.pay.selected_result')};
     }
   });
 })();
 `;
+}
 
-/** The payment page's Content-Security-Policy: its own style and script, the QR code's data: URL, no framing. */
-export const PAY_PAGE_POLICY = pagePolicy({ style: STYLE, script: SCRIPT, images: 'data:', frameAncestors: [] });
+const SCRIPTS = Object.fromEntries(LOCALES.map((locale) => [locale, payScript(locale)])) as Record<Locale, string>;
+
+/** The payment page's Content-Security-Policy in each language: its own style and script, the QR code's data: URL, no framing. */
+export const PAY_PAGE_POLICIES = Object.fromEntries(
+  LOCALES.map((locale) => [locale, pagePolicy({ style: STYLE, script: SCRIPTS[locale], images: 'data:', frameAncestors: [] })]),
+) as Record<Locale, string>;
+
+/** "00:14:59": hours, minutes and seconds left, as the script counts them down. */
+function clock(seconds: number): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`;
+}
 
 /**
- * The payment page of a top-up: the amount as a Brazilian reads it, the QR code as an inline SVG
- * data URL, and the copy-and-paste code with its copy button. Every value is escaped; the page
- * loads nothing from anywhere.
+ * The payment page of a top-up in `locale`: the amount as a Brazilian reads it, its status, the QR
+ * code as an inline SVG data URL, the copy-and-paste code with its copy button and the time left
+ * to pay (`expiresInS`, counted down by the script). While pending it reloads itself every
+ * PAY_PAGE_REFRESH_S seconds, so it turns to paid, or to returned with the reason, by itself.
+ * Every value is escaped; the page loads nothing from anywhere.
  */
-export async function renderPayPage(topup: TopupRow, appName: string): Promise<string> {
+export async function renderPayPage(topup: TopupRow, appName: string, locale: Locale = 'en', expiresInS?: number): Promise<string> {
   const status = TOPUP_STATUSES.nameOf(topup.status);
-  let body = `<p class="status ${status}">${escapeHtml(STATUS_TEXT[status])}</p>`;
-  if (topup.status === TOPUP_STATUS.pending && topup.qr_code !== null) {
+  const text = (key: MessageKey) => escapeHtml(message(locale, key));
+  let body = `<p class="status ${status}">${text(`page.pay.status.${status}`)}</p>`;
+  if (topup.status === TOPUP_STATUS.returned && topup.reason !== null) {
+    body += `\n<p class="reason">${text('page.pay.reason')} ${escapeHtml(translate(topup.reason, locale))}</p>`;
+  }
+  const pending = topup.status === TOPUP_STATUS.pending;
+  if (pending && topup.qr_code !== null) {
     const svg = await QRCode.toString(topup.qr_code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     const image = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
     body += `
-<img class="qr" src="${image}" width="280" height="280" alt="PIX QR code">
-<p class="hint" id="code-label">Or copy this PIX code into your bank app:</p>
+<img class="qr" src="${image}" width="280" height="280" alt="${text('page.pay.qr_alt')}">
+<p class="hint" id="code-label">${text('page.pay.hint')}</p>
 <code class="code" id="pix-code">${escapeHtml(topup.qr_code)}</code>
-<button type="button" class="copy" hidden>Copy PIX code</button>
+<button type="button" class="copy" hidden>${text('page.pay.copy')}</button>
 <p class="copy-result" role="status"></p>`;
+  }
+  // Only while time is left: at 0 the script reloads, and the page then says it expired.
+  if (pending && expiresInS !== undefined && Math.floor(expiresInS) > 0) {
+    const seconds = Math.floor(expiresInS);
+    body += `\n<p class="expiry">${text('page.pay.expires')} <time data-seconds="${seconds}">${clock(seconds)}</time></p>`;
   }
   return htmlPage({
     appName,
-    title: 'PIX payment',
+    title: message(locale, 'page.pay.title'),
+    lang: LANGUAGE_TAGS[locale],
+    refreshS: pending ? PAY_PAGE_REFRESH_S : undefined,
     style: STYLE,
-    script: SCRIPT,
+    script: SCRIPTS[locale],
     body: `<main>
-<h1>PIX payment</h1>
+<h1>${text('page.pay.title')}</h1>
 <p class="amount">${escapeHtml(displayMoney(toUnits(topup.amount), topup.currency))}</p>
 ${body}
 </main>`,

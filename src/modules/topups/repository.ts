@@ -122,3 +122,14 @@ export async function returnPendingTopup(db: Db, id: number, reason: string): Pr
     .returning({ id: topups.id });
   return returned.length > 0;
 }
+
+/** How long a pending top-up can still be paid: topup_status's 24 hours, or its charge's own expiry if sooner. */
+export const PENDING_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/** When the top-up stops being payable (the pay page's countdown). */
+export async function topupPayableUntil(db: Db, id: number, createdAt: Date): Promise<Date> {
+  const [row] = await db.select({ expiresAt: topups.expiresAt }).from(topups).where(eq(topups.id, id));
+  const byAge = new Date(createdAt.getTime() + PENDING_LIFETIME_MS);
+  const charge = row?.expiresAt ?? null;
+  return charge !== null && charge < byAge ? charge : byAge;
+}

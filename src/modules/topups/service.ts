@@ -30,6 +30,7 @@ import {
   findTopup,
   findTopupByPayment,
   findTopupByPublicId,
+  topupPayableUntil,
   insertPendingTopup,
   returnPendingTopup,
   TOPUP_STATUS,
@@ -228,6 +229,11 @@ export class TopupService {
     const topup = await findTopupByPublicId(this.#ctx.db, publicId);
     if (topup === undefined) throw new NotFoundError();
     return topup;
+  }
+
+  /** Until when a pending top-up can be paid (its payment page's countdown). */
+  payableUntil(topup: TopupRow): Promise<Date> {
+    return topupPayableUntil(this.#ctx.db, topup.id, topup.created_at);
   }
 
   /**

@@ -3,13 +3,20 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import FindMyWay from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/client.ts';
 import { DomainError, MalformedRequestError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { localizedBody, saysLanguage } from '../i18n/http.ts';
+import { LANGUAGE_TAGS, type Locale } from '../i18n/locale.ts';
+import { translate } from '../i18n/translate.ts';
 import { loggableError } from '../log-safety.ts';
 import { isRedisUnavailable } from '../redis.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
+/** Every refusal is a text for a person: in the request's language, which Content-Language names (docs/i18n.md). */
 function send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
-  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
+  // A request Fastify refused before routing (frameworkErrors) was never decorated: APP_LOCALE's words.
+  const locale = (reply.request.locale as Locale | undefined) ?? reply.server.appLocale;
+  saysLanguage(reply, locale);
+  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(localizedBody(body, locale));
 }
 
 /** Fastify's own errors that come from the request itself rather than from a fault. */
@@ -53,10 +60,11 @@ export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHa
   this.log.debug({ code: error.code, status }, 'malformed HTTP request');
   const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (socket.writable && !answering) {
-    const body = JSON.stringify({ message });
+    // No request was read, so no Accept-Language either: APP_LOCALE's words.
+    const body = JSON.stringify({ message: translate(message, this.appLocale) });
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
+        `Content-Language: ${LANGUAGE_TAGS[this.appLocale]}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
@@ -104,9 +112,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     done(request.headers.host === undefined && request.raw.httpVersion === '1.1' ? new MalformedRequestError() : undefined);
   });
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const body = JSON.stringify({ message: 'Only "Expect: 100-continue" is supported.' });
+    const body = JSON.stringify({ message: translate('Only "Expect: 100-continue" is supported.', app.appLocale) });
     response.writeHead(417, {
       'content-type': 'application/json; charset=utf-8',
+      'content-language': LANGUAGE_TAGS[app.appLocale],
       'content-length': Buffer.byteLength(body),
       connection: 'close',
     });

@@ -25,6 +25,10 @@ export interface HtmlPage {
   bodyAttributes?: Record<string, string>;
   /** The body's markup; the caller escapes every value it puts in. */
   body: string;
+  /** `<html lang>`, the language tag of the page's text; `en` unless given. */
+  lang?: string;
+  /** Reload the page by itself after this many seconds (a `refresh` meta tag), e.g. while a payment is awaited. */
+  refreshS?: number;
 }
 
 /** A complete document: UTF-8, sized for phones, kept out of search engines. */
@@ -33,13 +37,14 @@ export function htmlPage(page: HtmlPage): string {
     .map(([name, value]) => ` ${name}="${escapeHtml(value)}"`)
     .join('');
   const script = page.script === undefined ? '' : `<script>${page.script}</script>\n`;
+  const refresh = page.refreshS === undefined ? '' : `<meta http-equiv="refresh" content="${page.refreshS}">\n`;
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(page.lang ?? 'en')}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escapeHtml(page.appName)} – ${escapeHtml(page.title)}</title>
+${refresh}<title>${escapeHtml(page.appName)} – ${escapeHtml(page.title)}</title>
 <style>${page.style}</style>
 </head>
 <body${attributes}>

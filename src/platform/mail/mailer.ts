@@ -8,6 +8,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Extra headers, e.g. `Content-Language` of a mail not in English. */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {

@@ -1,4 +1,7 @@
-import { htmlPage, pagePolicy } from '../../../platform/http/html.ts';
+import { escapeHtml, htmlPage, pagePolicy } from '../../../platform/http/html.ts';
+import type { MessageKey } from '../../../platform/i18n/en.ts';
+import { LANGUAGE_TAGS, LOCALES, type Locale } from '../../../platform/i18n/locale.ts';
+import { message } from '../../../platform/i18n/translate.ts';
 import { displayMoney } from '../../../platform/money.ts';
 import { ONE_CHERRY, RTP, THREE_OF_A_KIND, TWO_CHERRIES, type SlotSymbol } from './paytable.ts';
 import { SYMBOL_NAMES, symbolSprite, symbolUse, type Drawing } from './symbols.ts';
@@ -43,8 +46,10 @@ td.pays { text-align: right; font-variant-numeric: tabular-nums; }
 .line .symbol { width: 1.5rem; height: 1.5rem; vertical-align: middle; background: #fff; border-radius: .25rem; margin-right: .15rem; }
 `;
 
-/** Runs once the page loaded: redeems the launch token, then spins on demand (docs/games.md, "Demo game"). */
-const SCRIPT = `
+/** Runs once the page loaded: redeems the launch token, then spins on demand (docs/games.md, "Demo game"). Its texts in `locale`. */
+function demoScript(locale: Locale): string {
+  const text = (key: MessageKey) => JSON.stringify(message(locale, key));
+  return `
 (() => {
   ${String(displayMoney)}
   const data = document.body.dataset;
@@ -55,11 +60,11 @@ const SCRIPT = `
   const spinButton = document.querySelector('.spin');
   const stakeButtons = [...document.querySelectorAll('.stakes button')];
   const messages = {
-    INSUFFICIENT_FUNDS: 'Not enough balance for this stake.',
-    TOKEN_EXPIRED: 'This game session has ended. Launch the game again.',
-    INVALID_TOKEN: 'This game link was already used or is not valid. Launch the game again.',
-    PLAYER_DISABLED: 'Your account is disabled.',
-    UNSETTLED: 'The round could not be settled yet; it shows in your bets.',
+    INSUFFICIENT_FUNDS: ${text('page.demo.insufficient_funds')},
+    TOKEN_EXPIRED: ${text('page.demo.token_expired')},
+    INVALID_TOKEN: ${text('page.demo.invalid_token')},
+    PLAYER_DISABLED: ${text('page.demo.player_disabled')},
+    UNSETTLED: ${text('page.demo.unsettled')},
   };
   let session = null;
   let demo = false;
@@ -69,12 +74,12 @@ const SCRIPT = `
 
   const money = (units) => displayMoney(units, currency);
   const say = (text, win = false) => { message.textContent = text; message.classList.toggle('win', win); };
-  const show = (units) => { if (units !== null && units !== undefined) balance.textContent = (demo ? 'Play credits: ' : 'Balance: ') + money(units); };
+  const show = (units) => { if (units !== null && units !== undefined) balance.textContent = (demo ? ${text('page.demo.credits')} : ${text('page.demo.balance')}) + money(units); };
   const draw = (reel, symbol) => {
     reel.querySelector('use').setAttribute('href', '#symbol-' + symbol);
     reel.setAttribute('aria-label', names[symbol]);
   };
-  const refusal = (status) => messages[status] || 'The game is not available right now.';
+  const refusal = (status) => messages[status] || ${text('page.demo.unavailable')};
   async function post(path, body) {
     const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (!response.ok) throw new Error(String(response.status));
@@ -98,11 +103,11 @@ const SCRIPT = `
       if (answer.reels !== null) answer.reels.forEach((symbol, i) => draw(reels[i], symbol));
       if (demo && answer.balance !== null) credits = answer.balance;
       show(answer.balance);
-      if (answer.status === 'OK') say(answer.win > 0 ? 'You win ' + money(answer.win) + '!' : 'No win this time.', answer.win > 0);
-      else if (answer.status === 'WIN_HELD') say('You win ' + money(answer.win) + '! It is held for review and credited once approved.', true);
+      if (answer.status === 'OK') say(answer.win > 0 ? ${text('page.demo.win')}.replace(':amount', money(answer.win)) : ${text('page.demo.no_win')}, answer.win > 0);
+      else if (answer.status === 'WIN_HELD') say(${text('page.demo.win_held')}.replace(':amount', money(answer.win)), true);
       else say(refusal(answer.status));
     } catch {
-      say('The game server did not answer. Please try again.');
+      say(${text('page.demo.no_answer')});
     } finally {
       reels.forEach((reel) => reel.classList.remove('spinning'));
       spinButton.disabled = session === null;
@@ -122,18 +127,21 @@ const SCRIPT = `
       show(answer.balance);
       spinButton.disabled = false;
     } catch {
-      say('This game link is not valid. Launch the game again.');
+      say(${text('page.demo.link_invalid')});
     }
   })();
 })();
 `;
+}
+
+const SCRIPTS = Object.fromEntries(LOCALES.map((locale) => [locale, demoScript(locale)])) as Record<Locale, string>;
 
 /**
  * The page's Content-Security-Policy: nothing loads from anywhere; the one inline script and
  * style run by their hashes; requests go only to this origin; embedding only by the front end.
  */
-export function demoPagePolicy(frameAncestors: string[]): string {
-  return pagePolicy({ style: STYLE, script: SCRIPT, connectSelf: true, frameAncestors: ["'self'", ...frameAncestors] });
+export function demoPagePolicy(frameAncestors: string[], locale: Locale = 'en'): string {
+  return pagePolicy({ style: STYLE, script: SCRIPTS[locale], connectSelf: true, frameAncestors: ["'self'", ...frameAncestors] });
 }
 
 const STAKES = [0.1, 0.5, 1, 2, 5, 10];
@@ -143,24 +151,40 @@ function line(drawings: Drawing[], label: string, description: string, pays: num
   return `<tr><td class="line" role="img" aria-label="${label}">${symbols}</td><td>${description}</td><td class="pays">${pays}×</td></tr>`;
 }
 
-function paytableRows(): string {
+function paytableRows(locale: Locale, names: Record<SlotSymbol, string>): string {
+  const text = (key: MessageKey, params: Record<string, string> = {}) => escapeHtml(message(locale, key, params));
   const rows = (Object.entries(THREE_OF_A_KIND) as [SlotSymbol, number][]).map(([symbol, pays]) =>
-    line([symbol, symbol, symbol], `Three ${SYMBOL_NAMES[symbol]}s`, `${SYMBOL_NAMES[symbol]} ×3`, pays),
+    line(
+      [symbol, symbol, symbol],
+      text('page.demo.three', { symbols: message(locale, `page.demo.symbols.${symbol}`) }),
+      `${escapeHtml(names[symbol])} ×3`,
+      pays,
+    ),
   );
-  rows.push(line(['cherry', 'cherry', 'any'], 'Cherry, cherry, any other', 'Cherries on reels 1 and 2', TWO_CHERRIES));
-  rows.push(line(['cherry', 'any', 'any'], 'Cherry, any, any', 'Cherry on reel 1', ONE_CHERRY));
+  rows.push(line(['cherry', 'cherry', 'any'], text('page.demo.two_cherries'), text('page.demo.two_cherries_where'), TWO_CHERRIES));
+  rows.push(line(['cherry', 'any', 'any'], text('page.demo.one_cherry'), text('page.demo.one_cherry_where'), ONE_CHERRY));
   return rows.join('\n');
 }
 
-function reel(symbol: SlotSymbol): string {
-  return `<div class="reel" role="img" aria-label="${SYMBOL_NAMES[symbol]}">${symbolUse(symbol)}</div>`;
+function reel(symbol: SlotSymbol, names: Record<SlotSymbol, string>): string {
+  return `<div class="reel" role="img" aria-label="${escapeHtml(names[symbol])}">${symbolUse(symbol)}</div>`;
+}
+
+/** The symbols' names in `locale` (the English ones are SYMBOL_NAMES). */
+function symbolNames(locale: Locale): Record<SlotSymbol, string> {
+  if (locale === 'en') return SYMBOL_NAMES;
+  const names = {} as Record<SlotSymbol, string>;
+  for (const symbol of Object.keys(SYMBOL_NAMES) as SlotSymbol[]) names[symbol] = message(locale, `page.demo.symbol.${symbol}`);
+  return names;
 }
 
 /**
  * The slot's page for one launch token (already checked to be letters and digits). Stakes are
  * labelled in `currency` (the instance's default) until the session says its own.
  */
-export function renderDemoPage(token: string, appName: string, currency: string): string {
+export function renderDemoPage(token: string, appName: string, currency: string, locale: Locale = 'en'): string {
+  const names = symbolNames(locale);
+  const text = (key: MessageKey, params: Record<string, string> = {}) => escapeHtml(message(locale, key, params));
   const rtp = ((Number(RTP.paid) / Number(RTP.staked)) * 100).toFixed(2);
   const stakes = STAKES.map(
     (stake) =>
@@ -168,23 +192,24 @@ export function renderDemoPage(token: string, appName: string, currency: string)
   );
   return htmlPage({
     appName,
-    title: 'Demo slot',
+    title: message(locale, 'page.demo.title'),
+    lang: LANGUAGE_TAGS[locale],
     style: STYLE,
-    script: SCRIPT,
-    bodyAttributes: { 'data-token': token, 'data-currency': currency, 'data-names': JSON.stringify(SYMBOL_NAMES) },
+    script: SCRIPTS[locale],
+    bodyAttributes: { 'data-token': token, 'data-currency': currency, 'data-names': JSON.stringify(names) },
     body: `${symbolSprite()}
 <main>
-<h1>Demo slot</h1>
-<p class="demo" hidden>Demo mode: play credits, no real money.</p>
-<p class="balance">Loading...</p>
-<div class="cabinet"><div class="reels">${reel('seven')}${reel('seven')}${reel('seven')}</div></div>
-<p class="stake-label" id="stake-label">Stake</p>
+<h1>${text('page.demo.title')}</h1>
+<p class="demo" hidden>${text('page.demo.demo_mode')}</p>
+<p class="balance">${text('page.demo.loading')}</p>
+<div class="cabinet"><div class="reels">${reel('seven', names)}${reel('seven', names)}${reel('seven', names)}</div></div>
+<p class="stake-label" id="stake-label">${text('page.demo.stake')}</p>
 <div class="stakes" role="group" aria-labelledby="stake-label">${stakes.join('')}</div>
-<button type="button" class="spin" disabled>Spin</button>
+<button type="button" class="spin" disabled>${text('page.demo.spin')}</button>
 <p class="message" role="status"></p>
 <table>
-<caption>Paytable: stakes paid on the line<br>Return to player ${rtp}&nbsp;%</caption>
-${paytableRows()}
+<caption>${text('page.demo.paytable')}<br>${text('page.demo.rtp', { rtp: locale === 'en' ? rtp : rtp.replace('.', ',') })}&nbsp;%</caption>
+${paytableRows(locale, names)}
 </table>
 </main>`,
   });

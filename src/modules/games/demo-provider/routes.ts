@@ -3,6 +3,7 @@ import type { AppContext } from '../../../platform/context.ts';
 import type { App } from '../../../platform/http/app.ts';
 import { errorResponses, MessageBody } from '../../../platform/http/schemas.ts';
 import { FieldCheck } from '../../../platform/money.ts';
+import { LANGUAGE_TAGS, LOCALES, type Locale } from '../../../platform/i18n/locale.ts';
 import { demoPagePolicy, renderDemoPage } from './page.ts';
 import { SYMBOLS } from './paytable.ts';
 import type { DemoGameServer } from './game-server.ts';
@@ -48,7 +49,10 @@ const SpinAnswer = Type.Object({
  * with the tokens it carries, never with cookies.
  */
 export function registerDemoGameRoutes(app: App, ctx: AppContext, server: DemoGameServer): void {
-  const policy = demoPagePolicy(ctx.config.corsOrigins);
+  const policies = Object.fromEntries(LOCALES.map((locale) => [locale, demoPagePolicy(ctx.config.corsOrigins, locale)])) as Record<
+    Locale,
+    string
+  >;
 
   app.get(
     '/games/demo/play',
@@ -67,8 +71,9 @@ export function registerDemoGameRoutes(app: App, ctx: AppContext, server: DemoGa
         .header('cache-control', 'no-store')
         .header('referrer-policy', 'no-referrer')
         .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', policy)
-        .send(renderDemoPage(request.query.token, ctx.config.appName, ctx.config.defaultCurrency)),
+        .header('content-security-policy', policies[request.locale])
+        .header('content-language', LANGUAGE_TAGS[request.locale])
+        .send(renderDemoPage(request.query.token, ctx.config.appName, ctx.config.defaultCurrency, request.locale)),
   );
 
   app.post(

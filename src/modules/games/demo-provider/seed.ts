@@ -7,6 +7,9 @@ import { newUploadKey, type Storage } from '../../../platform/storage/storage.ts
 import { assignRole } from '../../access/repository.ts';
 import { findUserByEmail, insertUser } from '../../users/repository.ts';
 import { applyLedgerOperation } from '../../wallet/ledger.ts';
+import type { MessageKey } from '../../../platform/i18n/en.ts';
+import type { Locale } from '../../../platform/i18n/locale.ts';
+import { message } from '../../../platform/i18n/translate.ts';
 import { RTP } from './paytable.ts';
 import { demoThumbnail, type Rgb } from './png.ts';
 import { games, providerGames, providers } from '../tables.ts';
@@ -17,7 +20,7 @@ const DEMO_FUNDS_CENTS = 100_000n;
 
 interface DemoGame {
   slug: string;
-  name: string;
+  /** Also its name's key in the catalogue: `seed.game.<code>`. */
   code: string;
   popular: number;
   sort: number;
@@ -27,7 +30,6 @@ interface DemoGame {
 const PROVIDER_GAMES: DemoGame[] = [
   {
     slug: 'demo-fruit-slot',
-    name: 'Fruit Slot',
     code: 'fruits',
     popular: 1,
     sort: 1,
@@ -39,7 +41,6 @@ const PROVIDER_GAMES: DemoGame[] = [
   },
   {
     slug: 'demo-lucky-sevens',
-    name: 'Lucky Sevens',
     code: 'sevens',
     popular: 1,
     sort: 2,
@@ -51,7 +52,6 @@ const PROVIDER_GAMES: DemoGame[] = [
   },
   {
     slug: 'demo-gem-rush',
-    name: 'Gem Rush',
     code: 'gems',
     popular: 0,
     sort: 3,
@@ -63,9 +63,10 @@ const PROVIDER_GAMES: DemoGame[] = [
   },
 ];
 
+/** Named by `seed.game.<code>` in the catalogue. */
 const IN_HOUSE_GAMES = [
-  { code: 'dice3', name: 'Dice 3', type: 'dice3', sort: 1 },
-  { code: 'double', name: 'Double', type: 'double', sort: 2 },
+  { code: 'dice3', type: 'dice3', sort: 1 },
+  { code: 'double', type: 'double', sort: 2 },
 ];
 
 /** The demo slot's exact return (paytable.ts), in basis points: 96.00 %. Every demo game plays it. */
@@ -106,6 +107,8 @@ export interface SeedDependencies {
   hasher: PasswordHasher;
   currency: string;
   regulation: Regulation;
+  /** APP_LOCALE: the language of the names that are words (games, provider, player); `en` when absent. */
+  locale?: Locale;
 }
 
 /**
@@ -116,6 +119,9 @@ export interface SeedDependencies {
  */
 export async function seedDemo(deps: SeedDependencies, options: { password?: string | undefined } = {}): Promise<SeedReport> {
   const { db, storage } = deps;
+  const locale = deps.locale ?? 'en';
+  // Names that are words, in APP_LOCALE's language (a code, a slug or a brand stays as it is).
+  const named = (key: MessageKey) => message(locale, key);
   // Slow or outside the database, so before the transaction: thumbnails of the games not there
   // yet, and the player's password hash.
   const present = new Set(
@@ -146,7 +152,7 @@ export async function seedDemo(deps: SeedDependencies, options: { password?: str
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('croupier:seed:demo'))`);
     const [provider] = await tx
       .insert(providers)
-      .values({ name: 'Demo Games', code: 'demo', adapter: 'demo', walletSecret: deps.keys.encrypt(randomAlphanumeric(40)) })
+      .values({ name: named('seed.provider'), code: 'demo', adapter: 'demo', walletSecret: deps.keys.encrypt(randomAlphanumeric(40)) })
       .onConflictDoNothing({ target: providers.code })
       .returning({ id: providers.id });
     const providerId = provider?.id ?? (await tx.select({ id: providers.id }).from(providers).where(eq(providers.code, 'demo')))[0]!.id;
@@ -159,7 +165,7 @@ export async function seedDemo(deps: SeedDependencies, options: { password?: str
         .insert(providerGames)
         .values({
           providerId,
-          name: game.name,
+          name: named(`seed.game.${game.code}` as MessageKey),
           slug: game.slug,
           code: game.code,
           thumbnail,
@@ -192,6 +198,7 @@ export async function seedDemo(deps: SeedDependencies, options: { password?: str
         .values(
           IN_HOUSE_GAMES.map((game) => ({
             ...game,
+            name: named(`seed.game.${game.code}` as MessageKey),
             settings: deps.regulation === 'br' ? (BR_SETTINGS[game.type] ?? {}) : {},
           })),
         )
@@ -202,15 +209,21 @@ export async function seedDemo(deps: SeedDependencies, options: { password?: str
     const existing = await findUserByEmail(tx, DEMO_EMAIL);
     const userId =
       existing?.id ??
-      (await insertUser(tx, { name: 'Demo Player', email: DEMO_EMAIL, passwordHash: passwordHash ?? (await hashPassword()), ref: null }))
-        .id;
+      (
+        await insertUser(tx, {
+          name: named('seed.player'),
+          email: DEMO_EMAIL,
+          passwordHash: passwordHash ?? (await hashPassword()),
+          ref: null,
+        })
+      ).id;
     if (existing === undefined) await assignRole(tx, userId, 'player');
     const funds = await applyLedgerOperation(tx, {
       userId,
       currency: deps.currency,
       type: 'adjustment',
       amount: DEMO_FUNDS_CENTS,
-      description: 'Demo funds (seed:demo)',
+      description: named('seed.funds'),
       // Per user: a demo player deleted and made again is funded again, under its own key.
       idempotencyKey: `seed:demo:funds:${userId}`,
     });
