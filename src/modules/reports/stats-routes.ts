@@ -60,10 +60,9 @@ const Stats = Type.Object({
     topups: Type.Object({ count: Type.Integer({ description: 'Top-ups pending payment (not expired).' }), amount: Money }),
   }),
 });
-const Day = (description: string) => Type.String({ maxLength: 10, description });
 const Query = Type.Object({
-  from: Type.Optional(Day('The first day (YYYY-MM-DD, São Paulo).')),
-  to: Type.Optional(Day(`The last day, included; at most ${MAX_STATS_DAYS} days from \`from\`.`)),
+  from: Type.Optional(Type.String({ maxLength: 10, description: 'The first day (YYYY-MM-DD, São Paulo).' })),
+  to: Type.Optional(Type.String({ maxLength: 10, description: `The last day, included; at most ${MAX_STATS_DAYS} days from \`from\`.` })),
 });
 
 const DATE_MESSAGE = (field: string) => `The ${field} field must be a valid date (YYYY-MM-DD, 2000 to 2999).`;

@@ -49,6 +49,7 @@ export const en = {
   'auth.password': 'The provided password was incorrect.',
   'auth.current_password': 'The provided password does not match your current password.',
   'auth.two_factor_not_enabled': 'Two factor authentication has not been enabled.',
+  'auth.staff_two_factor_required': 'Two-factor authentication is required for staff.',
   'auth.already_signed_in': 'Already signed in.',
   'passwords.sent': 'We have emailed your password reset link.',
   'passwords.reset': 'Your password has been reset.',

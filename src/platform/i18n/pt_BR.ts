@@ -49,6 +49,7 @@ export const pt_BR: Record<MessageKey, string> = {
   'auth.password': 'A senha informada está incorreta.',
   'auth.current_password': 'A senha informada não corresponde à sua senha atual.',
   'auth.two_factor_not_enabled': 'A autenticação em dois fatores não foi ativada.',
+  'auth.staff_two_factor_required': 'A autenticação em dois fatores é obrigatória para a equipe.',
   'auth.already_signed_in': 'Você já está conectado.',
   'passwords.sent': 'Enviamos um link para redefinir a sua senha por e-mail.',
   'passwords.reset': 'Sua senha foi redefinida!',
