@@ -13,8 +13,9 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 
 /** Every refusal is a text for a person: in the request's language, which Content-Language names (docs/i18n.md). */
 function send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
-  // A request Fastify refused before routing (frameworkErrors) was never decorated: APP_LOCALE's words.
-  const locale = (reply.request.locale as Locale | undefined) ?? reply.server.appLocale;
+  // A request Fastify refused before routing (frameworkErrors) was never decorated: APP_LOCALE's
+  // words; an app without the locale at all (a plugin's own, in a test) answers in English.
+  const locale = (reply.request.locale as Locale | undefined) ?? (reply.server as { appLocale?: Locale }).appLocale ?? 'en';
   saysLanguage(reply, locale);
   return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(localizedBody(body, locale));
 }
