@@ -68,7 +68,12 @@ export interface Config {
   pixPayoutReconcileS: number;
   /** Payouts approved longer ago than this are looked up by reconciliation (PIX_PAYOUT_RECONCILE_AFTER_S). */
   pixPayoutReconcileAfterS: number;
+  /** The back office's language on a first visit (ADMIN_LOCALE, docs/admin.md); the page remembers a switch. */
+  adminLocale: AdminLocale;
 }
+
+export const ADMIN_LOCALES = ['en', 'pt-BR'] as const;
+export type AdminLocale = (typeof ADMIN_LOCALES)[number];
 
 export const REGULATIONS = ['none', 'br'] as const;
 export type Regulation = (typeof REGULATIONS)[number];
@@ -219,6 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (emailVerification !== 'on' && emailVerification !== 'off') fail('EMAIL_VERIFICATION', 'on or off', emailVerification);
   const regulation = read(env, 'REGULATION') ?? 'none';
   if (!(REGULATIONS as readonly string[]).includes(regulation)) fail('REGULATION', REGULATIONS.join(' or '), regulation);
+  const adminLocale = read(env, 'ADMIN_LOCALE') ?? 'en';
+  if (!(ADMIN_LOCALES as readonly string[]).includes(adminLocale)) fail('ADMIN_LOCALE', ADMIN_LOCALES.join(' or '), adminLocale);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -261,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: { enabled: metricsEnabled === 'on', token: metricsToken },
     emailVerification: emailVerification === 'on',
     regulation: regulation as Regulation,
+    adminLocale: adminLocale as AdminLocale,
     pixReconcileS: integer(env, 'PIX_RECONCILE_S', 300, 0, 86400),
     pixNotificationLookupsPerMin: integer(env, 'PIX_NOTIFICATION_LOOKUPS_PER_MIN', 6000, 1, 10000000),
     pixPayoutReconcileS: integer(env, 'PIX_PAYOUT_RECONCILE_S', 300, 0, 86400),
