@@ -12,6 +12,7 @@ import { recordList, RecordShow, type RecordScreen } from './records.tsx';
 import { Reports } from './Reports.tsx';
 import { Settings } from './Settings.tsx';
 import { TopupConfirm } from './TopupConfirm.tsx';
+import { theme } from './theme.ts';
 import { TwoFactorSetup } from './TwoFactorSetup.tsx';
 import { WithdrawalList } from './Withdrawals.tsx';
 
@@ -69,6 +70,7 @@ export function App() {
       i18nProvider={i18nProvider}
       loginPage={LoginPage}
       layout={Layout}
+      theme={theme}
       dashboard={Dashboard}
       requireAuth
       disableTelemetry

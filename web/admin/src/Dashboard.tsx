@@ -1,3 +1,4 @@
+import { plain } from '../../shared/text.ts';
 import { Alert, Box, Button, ButtonGroup, Card, CardContent, TextField, Typography } from '@mui/material';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Title, useTranslate } from 'react-admin';
@@ -69,7 +70,7 @@ export function Dashboard() {
     };
   }, [days.from, days.to]);
 
-  const show = (key: string, value: unknown) => (COUNTS.has(key) ? String(value ?? 0) : formatMoney(value as string, locale));
+  const show = (key: string, value: unknown) => (COUNTS.has(key) ? plain(value ?? 0) : formatMoney(value as string, locale));
   const queues = stats?.queues ?? {};
   return (
     <Box sx={{ p: 2 }}>

@@ -1,6 +1,16 @@
-import { Box } from '@mui/material';
+import { Box, Button } from '@mui/material';
 import type { ReactNode } from 'react';
-import { AppBar, Layout as RaLayout, Menu, TitlePortal, useGetIdentity, usePermissions, useTranslate } from 'react-admin';
+import {
+  AppBar,
+  Layout as RaLayout,
+  Menu,
+  RefreshIconButton,
+  TitlePortal,
+  useGetIdentity,
+  useLogout,
+  usePermissions,
+  useTranslate,
+} from 'react-admin';
 import { can, type Access } from './access.ts';
 import { LanguageSelect } from './LanguageSelect.tsx';
 import { NoAccess } from './NoAccess.tsx';
@@ -46,13 +56,23 @@ function AppMenu() {
 
 function Bar() {
   const { identity } = useGetIdentity();
+  const translate = useTranslate();
+  const logout = useLogout();
   return (
-    <AppBar>
+    <AppBar
+      userMenu={false}
+      toolbar={
+        <Box sx={{ display: 'flex', gap: 2, alignItems: 'center' }}>
+          <span style={{ fontSize: 14 }}>{identity?.fullName}</span>
+          <LanguageSelect color="#fff" />
+          <RefreshIconButton />
+          <Button color="inherit" onClick={() => void logout()}>
+            {translate('app.action.sign_out')}
+          </Button>
+        </Box>
+      }
+    >
       <TitlePortal />
-      <Box sx={{ display: 'flex', gap: 2, alignItems: 'center' }}>
-        <span style={{ fontSize: 14 }}>{identity?.fullName}</span>
-        <LanguageSelect color="#fff" />
-      </Box>
     </AppBar>
   );
 }

@@ -1,3 +1,4 @@
+import { plain } from '../../shared/text.ts';
 import { Alert, Box, Button, TextField } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { Title, useTranslate } from 'react-admin';
@@ -25,7 +26,7 @@ export function Reports() {
   const csv = () => {
     if (totals === undefined) return;
     const flat = Object.entries(totals).map(
-      ([key, value]) => `${key},${typeof value === 'object' ? JSON.stringify(JSON.stringify(value)) : String(value)}`,
+      ([key, value]) => `${key},${typeof value === 'object' ? JSON.stringify(plain(value)) : plain(value)}`,
     );
     download(`report-${date}.csv`, `field,value\r\n${flat.join('\r\n')}\r\n`);
   };

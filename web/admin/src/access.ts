@@ -44,7 +44,7 @@ const PROBES: Record<string, string> = {
   refunds: '/api/admin/refunds?per_page=1',
   'operation-logs': '/api/admin/operation-logs?per_page=1',
   identities: '/api/admin/identities?per_page=1',
-  reports: '/api/admin/reports/daily',
+  reports: '/api/admin/reports/daily?date=2026-01-01',
 };
 
 let cached: Promise<Access> | undefined;
@@ -64,6 +64,11 @@ export function access(): Promise<Access> {
 
 export function forgetAccess(): void {
   cached = undefined;
+}
+
+/** Whether a sign-in succeeded in this page (a sign-out with none would only be a 401). */
+export function signedIn(): boolean {
+  return cached !== undefined;
 }
 
 async function load(): Promise<Access> {

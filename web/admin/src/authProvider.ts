@@ -1,6 +1,6 @@
 import type { AuthProvider } from 'react-admin';
 import { api, ApiError } from '../../shared/api.ts';
-import { access, can, forgetAccess, TWO_FACTOR_REQUIRED } from './access.ts';
+import { access, can, forgetAccess, signedIn, TWO_FACTOR_REQUIRED } from './access.ts';
 
 /**
  * Sign-in is the API's own (docs/api.md section 6): the login page (LoginPage.tsx) runs the
@@ -12,6 +12,7 @@ export const authProvider: AuthProvider = {
     await access();
   },
   logout: async () => {
+    if (!signedIn()) return;
     forgetAccess();
     try {
       await api.post('/api/logout');
@@ -30,7 +31,8 @@ export const authProvider: AuthProvider = {
     }
     if (status === 403 && error instanceof ApiError && error.message === TWO_FACTOR_REQUIRED) {
       forgetAccess();
-      throw { redirectTo: '/two-factor', logoutUser: false, message: false };
+      // react-admin reads where to go from the error's fields.
+      throw Object.assign(new Error(TWO_FACTOR_REQUIRED), { redirectTo: '/two-factor', logoutUser: false, message: false });
     }
   },
   getIdentity: async () => {

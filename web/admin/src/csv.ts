@@ -1,7 +1,8 @@
+import { plain } from '../../shared/text.ts';
 import type { RaRecord } from 'react-admin';
 
 function cell(value: unknown): string {
-  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = plain(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

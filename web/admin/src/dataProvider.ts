@@ -1,3 +1,4 @@
+import { plain } from '../../shared/text.ts';
 import type { DataProvider, GetListParams, RaRecord } from 'react-admin';
 import { api } from '../../shared/api.ts';
 
@@ -24,7 +25,7 @@ function query(filter: Record<string, unknown>, page: number, perPage: number): 
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(filter)) {
     if (value === undefined || value === null || value === '') continue;
-    params.set(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+    params.set(key, typeof value === 'boolean' ? (value ? '1' : '0') : plain(value));
   }
   params.set('page', String(page));
   params.set('per_page', String(perPage));

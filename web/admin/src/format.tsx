@@ -1,3 +1,4 @@
+import { plain } from '../../shared/text.ts';
 import { useLocaleState } from 'react-admin';
 import { formatDateTime } from '../../shared/dates.ts';
 import { formatMoney } from '../../shared/money.ts';
@@ -38,5 +39,5 @@ export function Value({ field, value }: { field: string; value: unknown }) {
   if (MONEY_FIELDS.test(field) && (typeof value === 'number' || typeof value === 'string')) return <Money value={value} />;
   if (DATE_FIELDS.test(field) && typeof value === 'string') return <DateTime value={value} />;
   if (typeof value === 'object') return <code style={{ whiteSpace: 'pre-wrap', fontSize: 12 }}>{JSON.stringify(value)}</code>;
-  return <span>{String(value)}</span>;
+  return <span>{plain(value)}</span>;
 }

@@ -15,10 +15,10 @@ function merge(base: Tree, over: Tree): Tree {
   return out;
 }
 
-const english = merge(englishMessages as unknown as Tree, { app: en as unknown as Tree });
+const english = merge(englishMessages as unknown as Tree, { app: en });
 const catalogues: Record<Locale, Tree> = {
   en: english,
-  'pt-BR': merge(merge(english, raPtBR as unknown as Tree), { app: ptBR as unknown as Tree }),
+  'pt-BR': merge(merge(english, raPtBR), { app: ptBR }),
 };
 
 export const i18nProvider = polyglotI18nProvider(
