@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
 import type { App } from '../../platform/http/app.ts';
 import { ADMIN_DIST, loadAdminFiles, type StaticFile } from './files.ts';
@@ -64,7 +65,20 @@ export function registerBackOfficeRoutes(app: App, ctx: AppContext, dist: string
     if (path.startsWith('assets/')) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
     return send(request, reply, files.get('index.html')!);
   };
-  const options = { config: { stateless: true }, schema: { hide: true } };
-  app.get('/admin', options, handler);
-  app.get('/admin/*', options, handler);
+  const response = {
+    200: Type.String({ description: 'The file (index.html for a screen’s path), compressed as the request accepts.' }),
+    404: Type.String({ description: 'text/plain: a file under assets/ that this build does not have.' }),
+    503: Type.String({ description: 'text/html: the back office is not built (run `npm install`).' }),
+  };
+  const schema = { tags: ['Back office'], response };
+  app.get(
+    '/admin',
+    { config: { stateless: true }, schema: { ...schema, summary: 'The back office (its first screen, the dashboard)' } },
+    handler,
+  );
+  app.get(
+    '/admin/*',
+    { config: { stateless: true }, schema: { ...schema, summary: 'A back-office file, or index.html for any screen’s path (deep links)' } },
+    handler,
+  );
 }
