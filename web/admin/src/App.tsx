@@ -1,6 +1,7 @@
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { Route } from 'react-router-dom';
 import { authProvider } from './authProvider.ts';
+import { configCreate, configEdit, type ConfigField } from './ConfigForms.tsx';
 import { Dashboard } from './Dashboard.tsx';
 import { dataProvider } from './dataProvider.ts';
 import { i18nProvider } from './i18n.ts';
@@ -59,6 +60,57 @@ const SCREENS: Record<string, RecordScreen> = {
   'operation-logs': { columns: ['id', 'user_id', 'method', 'path', 'ip', 'created_at'], filters: ['user_id', 'method', 'path'] },
 };
 
+/** What each configuration form edits (docs/api.md section 8's bodies); secrets are write-only. */
+const FORMS: Record<string, ConfigField[]> = {
+  providers: [
+    { name: 'name' },
+    { name: 'code' },
+    { name: 'adapter' },
+    { name: 'sort', kind: 'number' },
+    { name: 'status', kind: 'number' },
+    { name: 'wallet_secret', kind: 'secret' },
+  ],
+  'provider-games': [
+    { name: 'provider_id', kind: 'number' },
+    { name: 'name' },
+    { name: 'slug' },
+    { name: 'code' },
+    { name: 'category_id', kind: 'number' },
+    { name: 'thumbnail', kind: 'upload' },
+    { name: 'sort', kind: 'number' },
+    { name: 'popular', kind: 'number' },
+    { name: 'status', kind: 'number' },
+  ],
+  games: [
+    { name: 'name' },
+    { name: 'code' },
+    { name: 'type' },
+    { name: 'status', kind: 'number' },
+    { name: 'sort', kind: 'number' },
+    { name: 'settings', kind: 'json' },
+  ],
+  'payment-methods': [
+    { name: 'name' },
+    { name: 'code' },
+    { name: 'gateway' },
+    { name: 'min_amount' },
+    { name: 'max_amount' },
+    { name: 'status', kind: 'number' },
+    { name: 'sort', kind: 'number' },
+    { name: 'config', kind: 'json' },
+  ],
+  users: [
+    { name: 'name' },
+    { name: 'email' },
+    { name: 'password', kind: 'secret' },
+    { name: 'roles', kind: 'list' },
+    { name: 'status', kind: 'number' },
+  ],
+  roles: [{ name: 'name' }, { name: 'permissions', kind: 'list' }],
+};
+const edits = Object.fromEntries(Object.entries(FORMS).map(([name, fields]) => [name, configEdit(fields)]));
+const creates = Object.fromEntries(Object.entries(FORMS).map(([name, fields]) => [name, configCreate(fields)]));
+
 const lists = Object.fromEntries(Object.entries(SCREENS).map(([name, screen]) => [name, recordList(name, screen)]));
 
 export function App() {
@@ -79,7 +131,7 @@ export function App() {
       <Resource name="withdrawals" list={WithdrawalList} show={RecordShow} />
       <Resource name="identities" list={IdentityList} />
       {Object.keys(SCREENS).map((name) => (
-        <Resource key={name} name={name} list={lists[name]} show={RecordShow} />
+        <Resource key={name} name={name} list={lists[name]} show={RecordShow} edit={edits[name]} create={creates[name]} />
       ))}
       <Resource name="balances" />
       <CustomRoutes>

@@ -1,6 +1,6 @@
 import { plain } from '../../shared/text.ts';
-import type { DataProvider, GetListParams, RaRecord } from 'react-admin';
-import { api } from '../../shared/api.ts';
+import { HttpError, type DataProvider, type GetListParams, type RaRecord } from 'react-admin';
+import { api, ApiError } from '../../shared/api.ts';
 
 /** Screens whose records live under another admin path (players are users). */
 const PATHS: Record<string, string> = { players: 'users' };
@@ -84,26 +84,46 @@ async function getOne(resource: string, id: unknown): Promise<RaRecord> {
   return withId(body.data);
 }
 
+/**
+ * A refused write as react-admin shows it: the API's message (its first field error for a 422),
+ * and each field's first error beside its input.
+ */
+async function writing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const errors = Object.fromEntries(Object.entries(error.errors).map(([field, messages]) => [field, messages[0] ?? '']));
+    const first = Object.values(errors)[0];
+    throw new HttpError(first ?? error.message, error.status, Object.keys(errors).length > 0 ? { errors } : error.body);
+  }
+}
+
 export const dataProvider: DataProvider = {
   getList: (resource, params) => getList(resource, params) as never,
   getOne: async (resource, params) => ({ data: (await getOne(resource, params.id)) as never }),
   getMany: async (resource, params) => ({ data: (await Promise.all(params.ids.map((id) => getOne(resource, id)))) as never }),
   getManyReference: (resource, params) =>
     getList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } }) as never,
-  create: async (resource, params) => ({
-    data: withId((await api.post<{ data: Record<string, unknown> }>(adminPath(resource), params.data)).body.data) as never,
-  }),
-  update: async (resource, params) => ({
-    data: withId((await api.put<{ data: Record<string, unknown> }>(`${adminPath(resource)}/${params.id}`, params.data)).body.data) as never,
-  }),
+  create: (resource, params) =>
+    writing(async () => ({
+      data: withId((await api.post<{ data: Record<string, unknown> }>(adminPath(resource), params.data)).body.data) as never,
+    })),
+  update: (resource, params) =>
+    writing(async () => ({
+      data: withId(
+        (await api.put<{ data: Record<string, unknown> }>(`${adminPath(resource)}/${params.id}`, params.data)).body.data,
+      ) as never,
+    })),
   updateMany: async (resource, params) => {
     for (const id of params.ids) await api.put(`${adminPath(resource)}/${id}`, params.data);
     return { data: params.ids };
   },
-  delete: async (resource, params) => {
-    await api.delete(`${adminPath(resource)}/${params.id}`);
-    return { data: params.previousData as never };
-  },
+  delete: (resource, params) =>
+    writing(async () => {
+      await api.delete(`${adminPath(resource)}/${params.id}`);
+      return { data: params.previousData as never };
+    }),
   deleteMany: async (resource, params) => {
     for (const id of params.ids) await api.delete(`${adminPath(resource)}/${id}`);
     return { data: params.ids };

@@ -1,5 +1,7 @@
 import { Table, TableBody, TableCell, TableRow } from '@mui/material';
 import {
+  CreateButton,
+  useResourceDefinition,
   Datagrid,
   ExportButton,
   FunctionField,
@@ -36,8 +38,10 @@ export function filterInputs(screen: RecordScreen, translate: (key: string) => s
 /** The export reads every page of the filtered list (dataProvider.ts), not only the one shown. */
 export function ListActions({ resource }: { resource: string }) {
   const translate = useTranslate();
+  const { hasCreate } = useResourceDefinition({ resource });
   return (
     <TopToolbar>
+      {hasCreate && <CreateButton />}
       <ExportButton maxResults={1_000_000} exporter={csvExporter(resource)} label={translate('app.action.export')} />
     </TopToolbar>
   );
