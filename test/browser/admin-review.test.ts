@@ -29,7 +29,7 @@ describe('the back office: reviewing and money', { skip: missing }, () => {
   before(async () => {
     office = await startBackOffice();
     admin = await office.app.withRole('super-admin');
-    page = await office.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page = await (await office.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     errors = consoleErrors(page, EXPECTED_FAILURES);
     await signIn(page, office.url, admin);
     await page.getByRole('menuitem', { name: 'Withdrawals' }).waitFor();
@@ -140,6 +140,30 @@ describe('the back office: reviewing and money', { skip: missing }, () => {
       rows.map((r) => [Number(r.id), Number(r.amount)]),
       api.map((r) => [r.id, r.amount]),
     );
+  });
+
+  test('a provider is created from its form with a write-only wallet secret, and a taken code is refused with the API’s message', async () => {
+    const secret = 'wallet-secret-0123456789abcdef';
+    // A page of its own in the same session: the refused write's 422 is expected here, not a console error of the screens.
+    const form = await page.context().newPage();
+    await form.goto(`${office.url}/admin/providers/create`);
+    await form.getByLabel('name').fill('Acme Games');
+    await form.getByLabel('code', { exact: true }).fill('acme');
+    await form.getByLabel('wallet_secret').fill(secret);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitForURL(/\/admin\/providers\/\d+$/);
+    const listed = await admin.client.get('/api/admin/providers?code=acme');
+    const provider = (listed.json as { data: { id: number; name: string }[] }).data[0]!;
+    assert.equal(provider.name, 'Acme Games');
+    await form.goto(`${office.url}/admin/providers/${provider.id}/show`);
+    await form.getByRole('cell', { name: 'Acme Games', exact: true }).waitFor();
+    assert.equal(await form.getByText(secret).count(), 0, 'the secret is never shown');
+    await form.goto(`${office.url}/admin/providers/create`);
+    await form.getByLabel('name').fill('Acme again');
+    await form.getByLabel('code', { exact: true }).fill('acme');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('The code has already been taken.').first().waitFor();
+    await form.close();
   });
 
   test('every screen of the menu draws, and a record’s detail, with no console error', async () => {
