@@ -2,7 +2,28 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Browser } from 'playwright-core';
 import { missing } from './chromium.ts';
+import type { FastifyInstance } from 'fastify';
+import { currentTotp } from '../helpers/app.ts';
 import { axeViolations, consoleErrors, enableTwoFactor, signIn, startBackOffice, type BackOffice } from './admin-support.ts';
+
+const TWO_FACTOR_REQUIRED = 'Two-factor authentication is required for staff.';
+/** Staff for whom this file's server acts as ADMIN_TWO_FACTOR=required does (see requireStaffTwoFactor). */
+const strict = new Set<number>();
+
+/**
+ * The API's side of ADMIN_TWO_FACTOR=required (contract section 16: every /api/admin/* route
+ * answers staff without confirmed two-factor 403 with this message), reproduced here for the
+ * users of `strict`, after the guard has read the session: these tests hold the back office's
+ * answer to that 403, whichever server gives it.
+ */
+function requireStaffTwoFactor(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request, reply) => {
+    const user = request.user;
+    if (user !== null && strict.has(user.id) && !user.twoFactorEnabled && request.url.startsWith('/api/admin/')) {
+      return reply.code(403).send({ message: TWO_FACTOR_REQUIRED });
+    }
+  });
+}
 
 /**
  * Answers the page expects and handles: the first GET /api/user of a signed-out page (401: show
@@ -19,7 +40,7 @@ describe('the back office: signing in', { skip: missing }, () => {
   let browser: Browser;
 
   before(async () => {
-    office = await startBackOffice();
+    office = await startBackOffice({}, { extraRoutes: requireStaffTwoFactor });
     browser = office.browser;
   });
   after(async () => {
@@ -74,6 +95,25 @@ describe('the back office: signing in', { skip: missing }, () => {
     await page.getByRole('alert').filter({ hasText: 'The provided two factor authentication code was invalid.' }).waitFor();
     assert.equal(await page.getByRole('menuitem', { name: 'Withdrawals' }).count(), 0);
     await page.close();
+  });
+
+  test('staff without two-factor, refused by the API, are taken to set it up (password, QR code, code) and then see the back office', async () => {
+    const admin = await office.app.withRole('super-admin');
+    strict.add(admin.id);
+    const page = await (await browser.newContext()).newPage();
+    await signIn(page, office.url, admin);
+    await page.getByRole('heading', { name: 'Set up two-factor authentication' }).waitFor();
+    assert.equal(await page.getByRole('menuitem').count(), 0, 'nothing else before two-factor');
+    // Enabling two-factor wants the password confirmed (423): the page asks for it.
+    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('img', { name: 'QR code' }).waitFor();
+    assert.equal((await admin.client.post('/api/user/confirm-password', { password: admin.password })).status, 201);
+    const { secretKey } = (await admin.client.get('/api/user/two-factor-secret-key')).json as { secretKey: string };
+    await page.getByLabel('Code').fill(currentTotp(secretKey));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('menuitem', { name: 'Withdrawals' }).waitFor();
+    await page.context().close();
   });
 
   test('a player account is refused: "This account has no access to the back office." and nothing else', async () => {

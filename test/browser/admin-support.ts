@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import type { AppOptions } from '../../src/app.ts';
 import { currentTotp, startApp, type Client, type SignedIn, type TestApp } from '../helpers/app.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.ts';
 
@@ -13,8 +14,8 @@ export interface BackOffice {
   close(): Promise<void>;
 }
 
-export async function startBackOffice(env: Record<string, string> = {}): Promise<BackOffice> {
-  const app = await startApp(env);
+export async function startBackOffice(env: Record<string, string> = {}, options: Partial<AppOptions> = {}): Promise<BackOffice> {
+  const app = await startApp(env, options);
   const url = await app.app.listen({ host: '127.0.0.1', port: 0 });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   return {
