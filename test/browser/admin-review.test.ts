@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -12,8 +13,12 @@ import { axeViolations, consoleErrors, signIn, startBackOffice, type BackOffice 
 
 /** Answers the page expects: the signed-out page's first GET /api/user, and /api/admin/stats before it exists. */
 const EXPECTED_FAILURES = [/\/api\/user$/, /\/api\/admin\/stats\?/];
-/** Screenshots for docs/admin.md, taken as the tests go. */
-const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'admin');
+/**
+ * Screenshots for docs/admin.md, taken as the tests go: into ADMIN_SCREENSHOT_DIR when set
+ * (`ADMIN_SCREENSHOT_DIR=docs/admin npm test -- test/browser/admin-review.test.ts` renews
+ * them), else into a temporary folder, so a test run leaves the work tree as it was.
+ */
+const SHOTS = process.env.ADMIN_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'croupier-admin-shots-'));
 
 /*
  * Contract section 16: an operator's daily work in the back office, in Chromium against a real
@@ -37,6 +42,7 @@ describe('the back office: reviewing and money', { skip: missing }, () => {
   });
   after(async () => {
     await office?.close();
+    if (process.env.ADMIN_SCREENSHOT_DIR === undefined) rmSync(SHOTS, { recursive: true, force: true });
   });
 
   const row = (id: number) => page.getByRole('row').filter({ has: page.getByRole('cell', { name: String(id), exact: true }) });
