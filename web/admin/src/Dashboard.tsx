@@ -6,7 +6,7 @@ import { useSearchParams } from 'react-router-dom';
 import { api } from '../../shared/api.ts';
 import { addDays, saoPauloDay } from '../../shared/dates.ts';
 import { formatMoney } from '../../shared/money.ts';
-import { errorMessage, useLocale } from './format.tsx';
+import { errorMessage, useLocale, Value } from './format.tsx';
 import { RecordsTable, Section } from './related.tsx';
 
 /** Charts are the heaviest part (recharts): loaded when the dashboard draws them, not with the first page. */
@@ -24,6 +24,15 @@ export const TOTALS = [
   'ggr',
 ] as const;
 const COUNTS = new Set(['registrations', 'first_time_depositors']);
+/** The queues' names as the stats route may give them (contract section 16: withdrawals to review, identities and top-ups pending). */
+const QUEUE_LABELS: Record<string, string> = {
+  withdrawals: 'app.dashboard.withdrawals_to_review',
+  withdrawals_to_review: 'app.dashboard.withdrawals_to_review',
+  identities: 'app.dashboard.identities_pending',
+  identities_pending: 'app.dashboard.identities_pending',
+  topups: 'app.dashboard.topups_pending',
+  topups_pending: 'app.dashboard.topups_pending',
+};
 
 export interface Stats {
   totals: Record<string, string | number>;
@@ -136,17 +145,20 @@ export function Dashboard() {
             ))}
           </Box>
           <Section title={translate('app.dashboard.queues')}>
-            <Typography>
-              {translate('app.dashboard.withdrawals_to_review')}:{' '}
-              <strong>{JSON.stringify(queues.withdrawals ?? queues.withdrawals_to_review ?? '—')}</strong>
-            </Typography>
-            <Typography>
-              {translate('app.dashboard.identities_pending')}:{' '}
-              <strong>{JSON.stringify(queues.identities ?? queues.identities_pending ?? '—')}</strong>
-            </Typography>
-            <Typography>
-              {translate('app.dashboard.topups_pending')}: <strong>{JSON.stringify(queues.topups ?? queues.topups_pending ?? '—')}</strong>
-            </Typography>
+            {Object.entries(queues).map(([key, value]) => (
+              <Typography key={key}>
+                {QUEUE_LABELS[key] === undefined ? key : translate(QUEUE_LABELS[key])}:{' '}
+                {value !== null && typeof value === 'object' ? (
+                  Object.entries(value as Record<string, unknown>).map(([field, item]) => (
+                    <span key={field} style={{ marginRight: 12 }}>
+                      {field}: <Value field={field} value={item} />
+                    </span>
+                  ))
+                ) : (
+                  <strong>{plain(value)}</strong>
+                )}
+              </Typography>
+            ))}
           </Section>
           <Section title={translate('app.dashboard.daily')}>
             <Suspense fallback={<Typography>{translate('app.common.loading')}</Typography>}>
