@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { SignedIn } from '../helpers/app.ts';
+import { userWithPermissions } from '../admin/support.ts';
 import { identityBody } from '../regulation/support.ts';
 import { ledgerOf } from '../wallet/helpers.ts';
 import { fund, requestWithdrawal } from '../withdrawals/helpers.ts';
@@ -45,7 +46,7 @@ describe('the back office: reviewing and money', { skip: missing }, () => {
     if (process.env.ADMIN_SCREENSHOT_DIR === undefined) rmSync(SHOTS, { recursive: true, force: true });
   });
 
-  const row = (id: number) => page.getByRole('row').filter({ has: page.getByRole('cell', { name: String(id), exact: true }) });
+  const row = (id: number, on: Page = page) => on.getByRole('row').filter({ has: on.getByRole('cell', { name: String(id), exact: true }) });
 
   test('approving a withdrawal in its confirm dialog changes its row to Approved without reloading the page', async () => {
     const player = await office.app.player({ name: 'Ana Approve' });
@@ -171,6 +172,22 @@ describe('the back office: reviewing and money', { skip: missing }, () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByText('The code has already been taken.').first().waitFor();
     await form.close();
+  });
+
+  test('a reviewer who may only look sees the queue without its actions, and a menu of what they may read', async () => {
+    const player = await office.app.player({ name: 'Vera View' });
+    await fund(office.app, player.id, 10_000n);
+    const withdrawal = await requestWithdrawal(player.client, 15);
+    const viewer = await userWithPermissions(office.app, ['withdrawals.view', 'roles.view']);
+    const context = await office.browser.newContext();
+    const own = await context.newPage();
+    await signIn(own, office.url, viewer);
+    await own.getByRole('menuitem', { name: 'Withdrawals' }).click();
+    await row(withdrawal.id, own).getByText('Awaiting review', { exact: true }).waitFor();
+    assert.equal(await row(withdrawal.id, own).getByRole('button').count(), 0, 'no Approve or Reject without withdrawals.manage');
+    const menu = await own.getByRole('menuitem').allTextContents();
+    assert.deepEqual(menu, ['Withdrawals', 'Roles']);
+    await context.close();
   });
 
   test('every screen of the menu draws, and a record’s detail, with no console error', async () => {

@@ -6,12 +6,14 @@ import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { csvExporter } from './csv.ts';
 import { DateTime } from './format.tsx';
 import { ListActions } from './records.tsx';
+import { useCanManage } from './useManage.ts';
 
 function Decide({ record }: { record: RaRecord }) {
   const translate = useTranslate();
   const refresh = useRefresh();
   const [action, setAction] = useState<'approve' | 'reject' | undefined>();
-  if (record.status !== 'pending') return null;
+  const allowed = useCanManage('identities');
+  if (record.status !== 'pending' || !allowed) return null;
   return (
     <Box sx={{ display: 'flex', gap: 1 }} onClick={(event) => event.stopPropagation()}>
       <Button size="small" variant="outlined" onClick={() => setAction('approve')}>

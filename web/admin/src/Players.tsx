@@ -25,6 +25,7 @@ import { DateTime, errorMessage, Money, Value } from './format.tsx';
 import { ListActions } from './records.tsx';
 import { RecordsTable, RelatedList, Section } from './related.tsx';
 import { parseAmount } from '../../shared/money.ts';
+import { useCanManage } from './useManage.ts';
 
 export function PlayerList() {
   const translate = useTranslate();
@@ -84,6 +85,7 @@ function Profile({ player }: { player: RaRecord }) {
   const translate = useTranslate();
   const refresh = useRefresh();
   const notify = useNotify();
+  const allowed = useCanManage('users');
   const toggle = async () => {
     try {
       await api.put(`/api/admin/users/${player.id}`, { status: player.status === 1 ? 0 : 1 });
@@ -96,9 +98,11 @@ function Profile({ player }: { player: RaRecord }) {
     <Section
       title={translate('app.player.profile')}
       actions={
-        <Button size="small" variant="outlined" color={player.status === 1 ? 'error' : 'primary'} onClick={() => void toggle()}>
-          {translate(player.status === 1 ? 'app.action.disable' : 'app.action.enable')}
-        </Button>
+        allowed && (
+          <Button size="small" variant="outlined" color={player.status === 1 ? 'error' : 'primary'} onClick={() => void toggle()}>
+            {translate(player.status === 1 ? 'app.action.disable' : 'app.action.enable')}
+          </Button>
+        )
       }
     >
       <Typography>
@@ -122,6 +126,7 @@ function Identity({ player }: { player: RaRecord }) {
   const translate = useTranslate();
   const refresh = useRefresh();
   const [action, setAction] = useState<'approve' | 'reject' | undefined>();
+  const allowed = useCanManage('identities');
   const { data, error } = useGetList('identities', { filter: { user_id: player.id }, pagination: { page: 1, perPage: 1 } });
   const identity = data?.[0];
   return (
@@ -133,7 +138,7 @@ function Identity({ player }: { player: RaRecord }) {
       ) : (
         <>
           <RecordsTable rows={[identity]} columns={['status', 'cpf', 'full_name', 'birth_date', 'reason', 'submitted_at']} />
-          {identity.status === 'pending' && (
+          {identity.status === 'pending' && allowed && (
             <Box sx={{ display: 'flex', gap: 1, mt: 1 }}>
               <Button variant="outlined" onClick={() => setAction('approve')}>
                 {translate('app.action.approve')}
@@ -181,6 +186,7 @@ function Balances({ player }: { player: RaRecord }) {
   const queryClient = useQueryClient();
   const [adjusting, setAdjusting] = useState<RaRecord | undefined>();
   const notify = useNotify();
+  const allowed = useCanManage('balances');
   const { data, error } = useGetList('balances', { filter: { user_id: player.id }, pagination: { page: 1, perPage: 20 } });
   return (
     <Section title={translate('app.player.balances')}>
@@ -193,9 +199,11 @@ function Balances({ player }: { player: RaRecord }) {
               <strong>
                 {balance.currency as string} <Money value={balance.amount} />
               </strong>
-              <Button size="small" variant="outlined" onClick={() => setAdjusting(balance)}>
-                {translate('app.action.adjust')}
-              </Button>
+              {allowed && (
+                <Button size="small" variant="outlined" onClick={() => setAdjusting(balance)}>
+                  {translate('app.action.adjust')}
+                </Button>
+              )}
             </Typography>
             <Ledger balanceId={balance.id} />
           </Box>

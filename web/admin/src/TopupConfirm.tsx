@@ -3,13 +3,15 @@ import { useState } from 'react';
 import { useRefresh, useTranslate, type RaRecord } from 'react-admin';
 import { api } from '../../shared/api.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
+import { useCanManage } from './useManage.ts';
 
 /** A pending top-up credited by hand (docs/api.md section 8, "confirm"): the same code path as a gateway's confirmation. */
 export function TopupConfirm({ record }: { record: RaRecord }) {
   const translate = useTranslate();
   const refresh = useRefresh();
   const [open, setOpen] = useState(false);
-  if (record.status !== 0) return null;
+  const allowed = useCanManage('topups');
+  if (record.status !== 0 || !allowed) return null;
   return (
     <span onClick={(event) => event.stopPropagation()}>
       <Button size="small" variant="outlined" onClick={() => setOpen(true)}>

@@ -19,6 +19,7 @@ import { DateTime, Money, useLocale } from './format.tsx';
 import { formatMoney, centsToDecimal } from '../../shared/money.ts';
 import { ListActions } from './records.tsx';
 import { csvExporter } from './csv.ts';
+import { useCanManage } from './useManage.ts';
 
 /** REGULATION=br: a prize is paid within 120 minutes of the request (docs/regulation.md). */
 const PAYOUT_WINDOW_MS = 120 * 60 * 1000;
@@ -97,6 +98,7 @@ function RowActions({ record }: { record: RaRecord }) {
   const translate = useTranslate();
   const queryClient = useQueryClient();
   const [action, setAction] = useState<Action | undefined>();
+  const allowed = useCanManage('withdrawals');
   const run = async (values: Record<string, string>) => {
     const body = action === 'reject' || action === 'fail' ? { reason: values.reason } : undefined;
     const answer = await api.post<{ data: RaRecord }>(`/api/admin/withdrawals/${record.id}/${action}`, body);
@@ -111,7 +113,7 @@ function RowActions({ record }: { record: RaRecord }) {
   };
   return (
     <Box sx={{ display: 'flex', gap: 1 }} onClick={(event) => event.stopPropagation()}>
-      {(ACTIONS[record.status as number] ?? []).map((name) => (
+      {(allowed ? (ACTIONS[record.status as number] ?? []) : []).map((name) => (
         <Button
           key={name}
           size="small"

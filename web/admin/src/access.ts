@@ -16,6 +16,12 @@ export interface Access {
   user: SignedInUser;
   /** `<resource>.view` names the API let this user read. */
   views: Set<string>;
+  /**
+   * Resources this user may change (`<resource>.manage`): every one for super-admin, those of
+   * the user's roles when the user may read roles, else unknown (actions are shown, and the API's
+   * 403 is shown as its message).
+   */
+  manages: Set<string> | 'all' | 'unknown';
   noAccess: boolean;
   twoFactorRequired: boolean;
   /** REGULATION=br: the user record carries identity_status only then (docs/api.md section 14). */
@@ -90,7 +96,34 @@ async function load(): Promise<Access> {
       }),
     );
   }
-  return { user, views, noAccess: !twoFactorRequired && views.size === 0, twoFactorRequired, regulated: 'identity_status' in user };
+  return {
+    user,
+    views,
+    manages: await managed(user, views),
+    noAccess: !twoFactorRequired && views.size === 0,
+    twoFactorRequired,
+    regulated: 'identity_status' in user,
+  };
+}
+
+async function managed(user: SignedInUser, views: Set<string>): Promise<Access['manages']> {
+  if (user.roles.includes('super-admin')) return 'all';
+  if (!views.has('roles')) return 'unknown';
+  const names = new Set<string>();
+  for (const role of user.roles) {
+    const found = await api.get<{ data: { name: string; permissions: string[] }[] }>(`/api/admin/roles?name=${encodeURIComponent(role)}`);
+    for (const permission of found.body.data.find((item) => item.name === role)?.permissions ?? []) {
+      if (permission.endsWith('.manage')) names.add(permission.slice(0, -'.manage'.length));
+    }
+  }
+  return names;
+}
+
+/** Whether the user may change `resource` (players are users); unknown counts as yes, the API has the last word. */
+export function canManage(a: Access | undefined, resource: string): boolean {
+  if (a === undefined) return false;
+  if (a.manages === 'all' || a.manages === 'unknown') return true;
+  return a.manages.has(resource === 'players' ? 'users' : resource);
 }
 
 export function can(a: Access | undefined, resource: string): boolean {

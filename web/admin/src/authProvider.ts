@@ -1,6 +1,6 @@
 import type { AuthProvider } from 'react-admin';
 import { api, ApiError } from '../../shared/api.ts';
-import { access, can, forgetAccess, signedIn, TWO_FACTOR_REQUIRED } from './access.ts';
+import { access, can, canManage, forgetAccess, signedIn, TWO_FACTOR_REQUIRED } from './access.ts';
 
 /**
  * Sign-in is the API's own (docs/api.md section 6): the login page (LoginPage.tsx) runs the
@@ -40,5 +40,8 @@ export const authProvider: AuthProvider = {
     return { id: user.id, fullName: user.name };
   },
   getPermissions: async () => access(),
-  canAccess: async ({ resource }) => can(await access(), resource),
+  canAccess: async ({ resource, action }) => {
+    const a = await access();
+    return action === 'create' || action === 'edit' || action === 'delete' ? can(a, resource) && canManage(a, resource) : can(a, resource);
+  },
 };
