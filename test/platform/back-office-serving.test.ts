@@ -9,7 +9,7 @@ import { loadAdminFiles, ADMIN_DIST } from '../../src/modules/backoffice/files.t
 import { registerBackOfficeRoutes } from '../../src/modules/backoffice/routes.ts';
 import type { AppContext } from '../../src/platform/context.ts';
 import type { App } from '../../src/platform/http/app.ts';
-import { useApp } from '../helpers/app.ts';
+import { testConfig, useApp } from '../helpers/app.ts';
 
 /** The first load's budget, as sent compressed (issue 36, "Done when"). */
 const FIRST_LOAD_LIMIT = 600 * 1024;
@@ -91,6 +91,12 @@ describe('serving the back office at /admin/', () => {
       await app.close();
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  test('ADMIN_LOCALE is en or pt-BR; anything else stops the start naming it', () => {
+    assert.equal(testConfig().adminLocale, 'en');
+    assert.equal(testConfig({ ADMIN_LOCALE: 'pt-BR' }).adminLocale, 'pt-BR');
+    assert.throws(() => testConfig({ ADMIN_LOCALE: 'pt_BR' }), /ADMIN_LOCALE/);
   });
 
   test('index.html names the first visit’s language: en by default', () => {
