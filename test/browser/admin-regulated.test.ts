@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SignedIn } from '../helpers/app.ts';
 import { verifiedPlayer } from '../regulation/support.ts';
+import { balanceOf, createTopup } from '../wallet/helpers.ts';
 import { fund, requestWithdrawal } from '../withdrawals/helpers.ts';
 import { missing } from './chromium.ts';
 import { consoleErrors, signIn, startBackOffice, type BackOffice } from './admin-support.ts';
@@ -48,6 +49,24 @@ describe('the back office under REGULATION=br', { skip: missing }, () => {
       1,
     );
     assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test('a pending top-up confirmed by hand names the payer’s CPF, and the player is credited once', async () => {
+    const player = await verifiedPlayer(office.app, admin.client);
+    const topup = await createTopup(player.client, 75);
+    const before = await balanceOf(office.app.db, player.id);
+    const page = await (await office.browser.newContext()).newPage();
+    await signIn(page, office.url, admin);
+    await page.getByRole('menuitem', { name: 'Top-ups' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: String(topup.id), exact: true }) });
+    await row.getByRole('button', { name: 'Confirm' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Payer CPF').fill(player.cpf);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await row.getByRole('button', { name: 'Confirm' }).waitFor({ state: 'detached' });
+    assert.equal(await balanceOf(office.app.db, player.id), before + 7_500n);
     await page.context().close();
   });
 });

@@ -95,6 +95,8 @@ describe('the back office: reviewing and money', { skip: missing }, () => {
     await page.screenshot({ path: join(SHOTS, 'identities.png') });
     await entry.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    // The dialog closes once the API has answered; the list then drops what is no longer pending.
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await entry.waitFor({ state: 'detached' });
     const identity = await admin.client.get(`/api/admin/identities?user_id=${player.id}`);
     assert.equal((identity.json as { data: { status: string }[] }).data[0]!.status, 'verified');

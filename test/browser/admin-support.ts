@@ -72,6 +72,10 @@ export async function signIn(page: Page, base: string, user: { email: string; pa
 /** axe-core's serious and critical findings on the page as it is now. */
 export async function axeViolations(page: Page): Promise<string[]> {
   const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  // Colours are judged once MUI's transitions (a button changing from filled to outlined) are over.
+  await page.waitForFunction(
+    () => (globalThis as unknown as { document: { getAnimations(): unknown[] } }).document.getAnimations().length === 0,
+  );
   // Evaluated through the debugging protocol: the page's CSP (no inline script) stays as served.
   await page.evaluate(source);
   const result = await page.evaluate(async () => {

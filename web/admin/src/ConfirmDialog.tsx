@@ -4,7 +4,7 @@ import { useTranslate } from 'react-admin';
 import { errorMessage } from './format.tsx';
 
 export interface ConfirmField {
-  name: 'reason' | 'amount';
+  name: 'reason' | 'amount' | 'payer_cpf';
   required: boolean;
 }
 

@@ -1,6 +1,7 @@
 import { Button } from '@mui/material';
 import { useState } from 'react';
-import { useRefresh, useTranslate, type RaRecord } from 'react-admin';
+import { usePermissions, useRefresh, useTranslate, type RaRecord } from 'react-admin';
+import type { Access } from './access.ts';
 import { api } from '../../shared/api.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { useCanManage } from './useManage.ts';
@@ -11,6 +12,9 @@ export function TopupConfirm({ record }: { record: RaRecord }) {
   const refresh = useRefresh();
   const [open, setOpen] = useState(false);
   const allowed = useCanManage('topups');
+  // REGULATION=br: a top-up is paid only from the player's own CPF, which confirm must name (docs/api.md section 8).
+  const { permissions } = usePermissions<Access>();
+  const regulated = permissions?.regulated === true;
   if (record.status !== 0 || !allowed) return null;
   return (
     <span onClick={(event) => event.stopPropagation()}>
@@ -20,10 +24,10 @@ export function TopupConfirm({ record }: { record: RaRecord }) {
       <ConfirmDialog
         open={open}
         title={`${translate('app.menu.topups')} #${record.id}`}
-        fields={[]}
+        fields={regulated ? [{ name: 'payer_cpf', required: true }] : []}
         onClose={() => setOpen(false)}
-        onConfirm={async () => {
-          await api.post(`/api/admin/topups/${record.id}/confirm`);
+        onConfirm={async (values) => {
+          await api.post(`/api/admin/topups/${record.id}/confirm`, regulated ? { payer_cpf: values.payer_cpf } : undefined);
           refresh();
         }}
       />

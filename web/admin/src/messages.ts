@@ -56,6 +56,7 @@ export const en = {
     to: 'To',
     date: 'Date',
     user_id: 'Player id',
+    payer_cpf: 'Payer CPF',
   },
   auth: {
     two_factor_prompt: 'Enter the code from your authenticator app.',
@@ -190,6 +191,7 @@ export const ptBR: Messages = {
     to: 'Até',
     date: 'Data',
     user_id: 'Id do jogador',
+    payer_cpf: 'CPF do pagador',
   },
   auth: {
     two_factor_prompt: 'Digite o código do seu aplicativo autenticador.',
