@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # croupier: one stateless instance; PostgreSQL, Redis and shared uploads come from outside
 # (compose.yaml, docs/production.md). Sources are TypeScript run by Node 24's type stripping:
-# there is no build step, only production dependencies to install.
+# the API has no build step; the back office's static files are built in the `web` stage.
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
@@ -10,6 +10,16 @@ COPY package.json package-lock.json ./
 # --ignore-scripts also skips bin/postinstall.js, the embedded database's template: images run on
 # PostgreSQL (docs/deployment.md).
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+# The back office (web/admin/) is built with devDependencies (vite, react-admin) in its own stage;
+# only its output, static files, reaches the image (docs/decisions/0009-back-office-build.md).
+FROM node:24-bookworm-slim AS web
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY bin ./bin
+COPY web ./web
+RUN node bin/build-web.js
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
@@ -24,6 +34,7 @@ COPY --chown=root:root bin ./bin
 COPY --chown=root:root src ./src
 COPY --chown=root:root migrations ./migrations
 COPY --chown=root:root db ./db
+COPY --from=web --chown=root:root /app/web/admin/dist ./web/admin/dist
 # The code is root's and read-only to the service; only DATA_DIR (uploads, mail outbox, and the
 # embedded database when DATABASE_URL is unset) is writable, by the unprivileged `node` user.
 RUN mkdir -p /data && chown node:node /data

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Config } from './config.ts';
 import { registerAccessRoutes } from './modules/access/routes.ts';
+import { registerBackOfficeRoutes } from './modules/backoffice/routes.ts';
 import { EmailVerificationService } from './modules/auth/email-verification.ts';
 import { registerEmailVerificationRoutes } from './modules/auth/email-verification-routes.ts';
 import { PasswordResetService } from './modules/auth/password-reset.ts';
@@ -339,6 +340,8 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerDrawRoutes(app, ctx, new DrawService(ctx, clock, responsible));
   registerGameAdminRoutes(app, ctx);
   registerDrawScheduler(app, ctx, clock);
+  // The back office (web/admin/, built at install): static files on the API's own origin.
+  registerBackOfficeRoutes(app, ctx);
   options.extraRoutes?.(app, ctx);
 
   scheduleHousekeeping(app, [ctx.sessions, ctx.limiter, new GameSessionPruner(db, config.regulation), new ProviderRequestPruner(db)]);

@@ -78,7 +78,12 @@ export interface Config {
   pixPayoutReconcileS: number;
   /** Payouts approved longer ago than this are looked up by reconciliation (PIX_PAYOUT_RECONCILE_AFTER_S). */
   pixPayoutReconcileAfterS: number;
+  /** The back office's language on a first visit (ADMIN_LOCALE, docs/admin.md); the page remembers a switch. */
+  adminLocale: AdminLocale;
 }
+
+export const ADMIN_LOCALES = ['en', 'pt-BR'] as const;
+export type AdminLocale = (typeof ADMIN_LOCALES)[number];
 
 export const REGULATIONS = ['none', 'br'] as const;
 export type Regulation = (typeof REGULATIONS)[number];
@@ -235,6 +240,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(LOCALES as readonly string[]).includes(appLocale)) fail('APP_LOCALE', LOCALES.join(' or '), appLocale);
   const negotiate = read(env, 'APP_LOCALE_NEGOTIATE') ?? 'off';
   if (negotiate !== 'on' && negotiate !== 'off') fail('APP_LOCALE_NEGOTIATE', 'on or off', negotiate);
+  const adminLocale = read(env, 'ADMIN_LOCALE') ?? 'en';
+  if (!(ADMIN_LOCALES as readonly string[]).includes(adminLocale)) fail('ADMIN_LOCALE', ADMIN_LOCALES.join(' or '), adminLocale);
   const pixKey = read(env, 'PIX_KEY') ?? generated(dataDir, 'pix.key', randomUUID);
   if (pixKey.length > 77) fail('PIX_KEY', 'at most 77 characters', pixKey);
 
@@ -280,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminTwoFactor,
     appLocale: appLocale as Locale,
     appLocaleNegotiate: negotiate === 'on',
+    adminLocale: adminLocale as AdminLocale,
     pixReconcileS: integer(env, 'PIX_RECONCILE_S', 300, 0, 86400),
     pixNotificationLookupsPerMin: integer(env, 'PIX_NOTIFICATION_LOOKUPS_PER_MIN', 6000, 1, 10000000),
     pixPayoutReconcileS: integer(env, 'PIX_PAYOUT_RECONCILE_S', 300, 0, 86400),

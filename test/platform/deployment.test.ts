@@ -167,6 +167,11 @@ describe('Dockerfile', () => {
     for (const dir of ['./migrations', './db']) assert.ok(copied.includes(dir), `${dir} is in the image`);
   });
 
+  test('builds the back office in a stage of its own and copies only its output into the image', () => {
+    assert.ok(instructions.some((line) => /^RUN node bin\/build-web\.js\b/.test(line)));
+    assert.ok(instructions.some((line) => /^COPY --from=web .*\/app\/web\/admin\/dist \.\/web\/admin\/dist$/.test(line)));
+  });
+
   test('copies only paths that exist, and .dockerignore keeps node_modules, .git and data out of the context', () => {
     for (const line of instructions.filter((item) => item.startsWith('COPY ') && !item.includes('--from='))) {
       const sources = line

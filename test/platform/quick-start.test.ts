@@ -58,6 +58,10 @@ describe('the README quick start, top to bottom', () => {
       assert.match(seeded.stdout, /demo player: demo@example\.com/);
 
       const operator = await signIn(server.url, 'ops@example.com', 'a long password');
+      // The README's last step: the back office, built by the install, served by this server.
+      const office = await operator.call('GET', '/admin/');
+      assert.equal(office.status, 200, office.text);
+      assert.match(office.text, /<div id="root"><\/div>/);
       assert.ok((await json<{ roles: string[] }>(operator, 'GET', '/api/user')).roles.includes('super-admin'));
 
       const player = await signIn(server.url, 'demo@example.com', 'demo password');

@@ -22,6 +22,10 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
   { name: 'Demo game', description: 'The built-in demo provider’s slot, played in the launch page.' },
   { name: 'Storage', description: 'Uploaded files (game thumbnails, bank logos) by their public URL.' },
   {
+    name: 'Back office',
+    description: 'The operator’s web application at /admin/ (HTML, scripts and styles; it calls the admin routes below).',
+  },
+  {
     name: 'Integrations',
     description: 'Signed machine callers: payment and payout notifications, PIX webhooks, seamless-wallet callbacks.',
   },
