@@ -19,6 +19,11 @@ export interface Endpoint {
 const SEARCH_MS = 5000;
 /** Between two rounds over the hosts while none fits (a promotion under way). */
 const ROUND_PAUSE_MS = 200;
+/**
+ * How long a request waits for a pooled connection on the host found (a new one, or a free one
+ * under load): with a search, still under the contract's 10 s for an answer.
+ */
+const CONNECTION_WAIT_MS = 4000;
 /** How long one host may take to accept a connection, when the URL sets no connect_timeout. */
 const DEFAULT_CONNECT_TIMEOUT_S = 2;
 
@@ -338,7 +343,7 @@ export class FailoverPool extends EventEmitter {
     }
     const pool = new pg.Pool({
       ...clientConfig(endpoint, options),
-      connectionTimeoutMillis: options.connectionTimeoutMillis ?? SEARCH_MS,
+      connectionTimeoutMillis: options.connectionTimeoutMillis ?? CONNECTION_WAIT_MS,
       Client: CheckedClient as unknown as typeof pg.Client,
     });
     // A lost idle connection may be a lost host: look again (the same host found keeps this pool).
