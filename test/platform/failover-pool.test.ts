@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { errorCode, isDatabaseUnavailable, one, openDatabase } from '../../src/platform/db/client.ts';
@@ -12,6 +12,41 @@ async function deadPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** A TCP proxy to PostgreSQL standing for one node: it counts the connections it carried, and can die. */
+class Node {
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  connections = 0;
+  port = 0;
+
+  constructor(target: { host: string; port: number }) {
+    this.#server = createServer((client) => {
+      this.connections += 1;
+      const upstream = connect(target.port, target.host);
+      for (const socket of [client, upstream]) {
+        this.#sockets.add(socket);
+        socket.on('close', () => this.#sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.#server.address() as { port: number }).port;
+    return this;
+  }
+
+  /** The machine is gone: its connections cut, new ones refused. */
+  async die(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise((resolve) => this.#server.close(resolve));
+  }
 }
 
 /** The test server's URL with `hosts` in place of its host and port. */
@@ -42,6 +77,30 @@ describe('a multi-host DATABASE_URL (contract section 19)', { skip: backend !== 
       await lock.release();
       const answered = await database.onDirectConnection((db) => one<{ n: number }>(db, sql`select 1 as n`));
       assert.equal(answered?.n, 1);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('a node lost under the pool: a request meeting it is at worst the database unavailable (a 503), and the next ones go to the other node', async () => {
+    const target = { host: new URL(url()).hostname, port: Number(new URL(url()).port || 5432) };
+    const [a, b] = [await new Node(target).start(), await new Node(target).start()];
+    const multi = withHosts(url(), `127.0.0.1:${a.port},127.0.0.1:${b.port}`, 'target_session_attrs=read-write');
+    const database = await openDatabase({ databaseUrl: multi, dataDir: '/nonexistent' });
+    try {
+      await database.db.execute(sql`select 1`);
+      assert.deepEqual([a.connections > 0, b.connections], [true, 0], 'the pool is on the first node');
+      await a.die();
+      // Whichever comes first, the dead connection's query or its close event: never another error.
+      const first = await database.db.execute(sql`select 1`).then(
+        () => 'answered',
+        (error: unknown) => (isDatabaseUnavailable(error) ? 'unavailable' : error),
+      );
+      assert.ok(first === 'answered' || first === 'unavailable', String(first));
+      const row = await one<{ n: number }>(database.db, sql`select 2 as n`);
+      assert.equal(row?.n, 2);
+      assert.ok(b.connections > 0, 'the pool moved to the second node');
+      await b.die();
     } finally {
       await database.close();
     }
