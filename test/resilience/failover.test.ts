@@ -81,6 +81,39 @@ async function drive(url: string, ops: Operation[], event: () => Promise<void>):
   return result;
 }
 
+/** The long-held sessions that must follow the primary, as pg_stat_activity names them (docs/production.md). */
+const FOLLOWERS = [
+  'croupier: cache invalidation',
+  'croupier leader: croupier:draw-scheduler',
+  'croupier leader: croupier:payout-reconciler',
+];
+
+/**
+ * Waits until the LISTEN connection and the leader locks of the scheduler and the payout
+ * reconciler are on `node` (each lock held there), and answers what is missing after 30 s.
+ */
+async function followersOn(formation: Formation, node: FormationNode): Promise<string[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = await connectSession(formation.nodeUrl(node), 'failover test');
+    let present: string[];
+    try {
+      const { rows } = await client.query<{ name: string }>(
+        `select distinct a.application_name as name from pg_stat_activity a
+          where a.application_name = 'croupier: cache invalidation'
+             or (a.application_name like 'croupier leader: %'
+                 and exists (select 1 from pg_locks l where l.pid = a.pid and l.locktype = 'advisory' and l.granted))`,
+      );
+      present = rows.map((row) => row.name);
+    } finally {
+      await client.end();
+    }
+    const missing = FOLLOWERS.filter((name) => !present.includes(name));
+    if (missing.length === 0 || Date.now() > deadline) return missing;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /**
  * Polls the nodes directly from `since` until one other than `old` commits a write: the moment
  * the new primary accepts writes (after its promotion, once a standby follows it).
@@ -114,7 +147,7 @@ describe(
       dataDir = mkdtempSync(join(tmpdir(), 'croupier-failover-'));
       appKey = randomBytes(32);
       // No Redis: the instance hears invalidations by LISTEN on the primary, which must follow it.
-      env = { DATABASE_URL: formation.url(), DATA_DIR: dataDir, ...sharedEnv(appKey), DRAW_SCHEDULER: 'on' };
+      env = { DATABASE_URL: formation.url(), DATA_DIR: dataDir, ...sharedEnv(appKey), DRAW_SCHEDULER: 'on', PIX_PAYOUT_RECONCILE_S: '1' };
       const migrated = await run(['migrate'], env);
       assert.equal(migrated.code, 0, `migrate on the multi-host URL: ${migrated.stdout}${migrated.stderr}`);
       database = await openDatabase({ databaseUrl: formation.url(), dataDir });
@@ -166,6 +199,7 @@ describe(
         } finally {
           await fresh.end();
         }
+        assert.deepEqual(await followersOn(formation, promoted.node), [], 'LISTEN and the leader locks moved to the new primary');
         const verify = await run(['ledger:verify'], env);
         assert.equal(verify.code, 0, `ledger:verify on the multi-host URL: ${verify.stdout}${verify.stderr}`);
         t.diagnostic(
