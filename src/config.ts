@@ -123,7 +123,8 @@ function postgresUrl(env: Env, name: string, fallback: string | undefined): stri
     parseConnectionUrl(raw);
   } catch (error) {
     if (!(error instanceof ConnectionUrlError)) throw error;
-    return fail(name, `a URL (postgres:, postgresql:; ${error.message})`, raw);
+    // The URL's password stays out of the message (it goes to the terminal and the logs).
+    return fail(name, `a URL (postgres:, postgresql:; ${error.message})`, raw.replace(/^([^:/]+:\/\/[^:@/]*):[^@/]*@/, '$1:***@'));
   }
   return raw.replace(/\/+$/, '');
 }

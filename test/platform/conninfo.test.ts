@@ -80,6 +80,11 @@ describe('libpq connection URLs with several hosts (contract section 19)', () =>
       () => loadConfig({ DATA_DIR: dataDir(), APP_KEY: KEY, DATABASE_URL: 'postgres://h1:5432,h2:x/db' }),
       /Invalid DATABASE_URL/,
     );
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir(), APP_KEY: KEY, DATABASE_URL: 'postgres://app:hunter2@h1,h2:x/db' }),
+      (error: Error) => /Invalid DATABASE_URL/.test(error.message) && !error.message.includes('hunter2'),
+      'the refused URL is shown without its password',
+    );
   });
 
   test('a read-only transaction (a primary demoted under the session) and every 57P0x are the database unavailable: a 503', () => {
