@@ -261,8 +261,9 @@ export class FailoverPool extends EventEmitter {
 
   async #current(): Promise<pg.Pool> {
     if (this.#ended) throw new Error('Cannot use a pool after calling end on the pool');
+    // One search at most per request, so that its answer (a 503 when none found) stays within 10 s.
     if (this.#relocating !== undefined) await this.#relocating;
-    if (this.#inner === undefined) await this.#relocate();
+    else if (this.#inner === undefined) await this.#relocate();
     if (this.#inner === undefined) throw this.#lastError instanceof Error ? this.#lastError : new NoFittingHostError('No host found.');
     return this.#inner.pool;
   }
