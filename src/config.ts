@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { ConnectionUrlError, parseConnectionUrl } from './platform/db/conninfo.ts';
 import { LOCALES, type Locale } from './platform/i18n/locale.ts';
 
 /** The one place that reads the environment: every variable of docs/api.md section 11. */
@@ -129,6 +130,20 @@ function url(env: Env, name: string, fallback: string | undefined, protocols: st
   return raw.replace(/\/+$/, '');
 }
 
+/** A PostgreSQL URL as libpq reads it: several hosts allowed (a formation: src/platform/db/conninfo.ts). */
+function postgresUrl(env: Env, name: string, fallback: string | undefined): string | undefined {
+  const raw = read(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  try {
+    parseConnectionUrl(raw);
+  } catch (error) {
+    if (!(error instanceof ConnectionUrlError)) throw error;
+    // The URL's password stays out of the message (it goes to the terminal and the logs).
+    return fail(name, `a URL (postgres:, postgresql:; ${error.message})`, raw.replace(/^([^:/]+:\/\/[^:@/]*):[^@/]*@/, '$1:***@'));
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 function origin(name: string, raw: string): string {
   try {
     const parsed = new URL(raw);
@@ -221,8 +236,8 @@ export function loadConfig(env: Env = process.env): Config {
   // A token alone turns the endpoint on; METRICS_ENABLED=off wins over it.
   const metricsEnabled = read(env, 'METRICS_ENABLED') ?? (metricsToken === undefined ? 'off' : 'on');
   if (metricsEnabled !== 'on' && metricsEnabled !== 'off') fail('METRICS_ENABLED', 'on or off', metricsEnabled);
-  const databaseUrl = url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
-  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', databaseUrl, ['postgres:', 'postgresql:']);
+  const databaseUrl = postgresUrl(env, 'DATABASE_URL', undefined);
+  const databaseDirectUrl = postgresUrl(env, 'DATABASE_DIRECT_URL', databaseUrl);
   if (databaseUrl === undefined && databaseDirectUrl !== undefined) {
     // Alone it would leave the service on the embedded database without a word.
     throw new ConfigError('Invalid DATABASE_DIRECT_URL: it needs DATABASE_URL set too (the URL the pool connects to).');

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Database } from './db/client.ts';
+import { describeHosts } from './db/conninfo.ts';
 
 /** What a start came to, for the one line an operator reads first. */
 export interface StartFacts {
@@ -14,7 +15,7 @@ export interface StartFacts {
   port: number;
 }
 
-/** A PostgreSQL or Redis URL without its credentials: host, port and database. */
+/** A Redis URL without its credentials: host, port and database. */
 function where(url: string, defaultPort: number): string {
   const parsed = new URL(url);
   const database = parsed.pathname.replace(/^\//, '');
@@ -23,9 +24,9 @@ function where(url: string, defaultPort: number): string {
 
 function describeDatabase(config: Config, database: StartFacts['database']): string {
   if (database.kind === 'pglite' || database.url === undefined) return `embedded ${join(config.dataDir, 'pgdata')}`;
-  const pool = `PostgreSQL ${where(database.url, 5432)}`;
+  const pool = `PostgreSQL ${describeHosts(database.url)}`;
   if (database.directUrl === undefined || database.directUrl === database.url) return pool;
-  return `${pool} through a pooler (direct ${where(database.directUrl, 5432)})`;
+  return `${pool} through a pooler (direct ${describeHosts(database.directUrl)})`;
 }
 
 function describeScheduler(config: Config, database: StartFacts['database']): string {

@@ -41,7 +41,7 @@ export async function hasTemplate(adminUrl: string): Promise<boolean> {
 export async function preparePostgresTemplate(adminUrl: string): Promise<void> {
   const name = templateName();
   const building = `${name}_building_${process.pid}`;
-  await withClient(adminUrl, async (client) => {
+  const exists = await withClient(adminUrl, async (client) => {
     const others = await client.query<{ datname: string; made: string | null }>(
       `select datname, shobj_description(oid, 'pg_database') as made from pg_database where datname like 'croupier\\_template\\_%' and datname <> $1`,
       [name],
@@ -50,9 +50,11 @@ export async function preparePostgresTemplate(adminUrl: string): Promise<void> {
       const made = Number(other.made ?? 0);
       if (Date.now() - made > STALE_MS) await client.query(`drop database if exists ${other.datname} with (force)`);
     }
-    if ((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1) return;
+    if ((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1) return true;
     await client.query(`create database ${building}`);
+    return false;
   });
+  if (exists) return;
   const url = new URL(adminUrl);
   url.pathname = `/${building}`;
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 1 });

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { Db } from '../db/client.ts';
+import { connectSession, openPool } from '../db/primary.ts';
 import { ChannelInvalidationBus, type Channel, type ChannelEvents } from './channel-bus.ts';
 import { encodeMessage } from './wire.ts';
 
@@ -45,7 +46,7 @@ class PgChannel implements Channel {
     this.#listenUrl = urls.listen;
     this.#log = log;
     // Publishing borrows one short connection at a time; the app's pool is not reachable from here.
-    this.#publisher = new pg.Pool({ connectionString: urls.publish, max: 2, idleTimeoutMillis: 10_000 });
+    this.#publisher = openPool(urls.publish, { max: 2, idleTimeoutMillis: 10_000 });
     this.#publisher.on('error', () => undefined);
   }
 
@@ -54,7 +55,20 @@ class PgChannel implements Channel {
   }
 
   async #listen(events: ChannelEvents): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#listenUrl, application_name: 'croupier: cache invalidation' });
+    let client: pg.Client;
+    try {
+      // On a formation, the primary's (primary.ts): a NOTIFY is delivered on the server that runs it.
+      client = await connectSession(this.#listenUrl, 'croupier: cache invalidation');
+    } catch (error) {
+      this.#log?.warn({ err: error }, 'cache invalidation: listening on PostgreSQL failed');
+      events.down();
+      this.#retryLater(events);
+      return;
+    }
+    if (this.#closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.#client = client;
     client.on('notification', (message) => {
       if (message.channel === PG_INVALIDATION_CHANNEL && message.payload !== undefined) events.message(message.payload);
@@ -65,7 +79,6 @@ class PgChannel implements Channel {
     });
     client.on('end', () => this.#down(client, events));
     try {
-      await client.connect();
       await client.query(`listen ${PG_INVALIDATION_CHANNEL}`);
     } catch (error) {
       this.#log?.warn({ err: error }, 'cache invalidation: listening on PostgreSQL failed');
@@ -87,6 +100,10 @@ class PgChannel implements Channel {
     events.down();
     client.removeAllListeners('end');
     void client.end().catch(() => undefined);
+    this.#retryLater(events);
+  }
+
+  #retryLater(events: ChannelEvents): void {
     if (this.#closed || this.#retry !== undefined) return;
     const delay = RETRY_MS[Math.min(this.#failures, RETRY_MS.length - 1)]!;
     this.#failures += 1;

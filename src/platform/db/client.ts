@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { AdvisoryLeaderLock, soleLeader, type LeaderLock } from './leader.ts';
+import { connectSession, openPool } from './primary.ts';
 import { acquireDataDirLock, type DataDirLock, type LockRole } from './lock.ts';
 import { freshDatabaseTemplate, holdsDatabase, type TemplateSource } from './template.ts';
 
@@ -137,7 +138,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const directUrl = options.directUrl ?? url;
     const pooled = directUrl !== url;
     const named = options.preparedStatements ?? !pooled;
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, ...(named ? {} : { Client: UnnamedStatementClient }) });
+    // Several hosts (a pg_auto_failover formation): a pool on whichever is the primary now (primary.ts).
+    const pool = openPool(url, { max: options.poolSize ?? 10, ...(named ? {} : { Client: UnnamedStatementClient }) });
     // A client that loses its connection emits an error, and one without a listener crashes the
     // process. The pool listens for its idle clients only; a client checked out between two
     // statements of a transaction needs its own listener. Either way the next query on it fails
@@ -187,9 +189,7 @@ function embeddedDatabase(client: PGlite, released: () => void): Database {
 
 /** Runs `work` on a connection of its own to `connectionString`, closed after. */
 async function onConnectionOf<T>(connectionString: string, work: (db: Db) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString, application_name: 'croupier: migrations' });
-  client.on('error', () => undefined);
-  await client.connect();
+  const client = await connectSession(connectionString, 'croupier: migrations');
   try {
     return await work(drizzlePg(client));
   } finally {
@@ -311,12 +311,13 @@ export function errorCode(error: unknown): string | undefined {
 
 /**
  * SQLSTATEs of a database that is gone rather than a query that is wrong: lost connections
- * (class 08), shutdowns and restarts (57P01-57P03), a dropped database (3D000), and a schema
+ * (class 08), shutdowns and restarts (57P01-57P05), a dropped database (3D000), a primary
+ * demoted to a standby under the session (25006, read-only transaction: a switchover), and a schema
  * that is not there (undefined table or schema: dropped, or never migrated). Besides these, any
  * error the server sends as FATAL or PANIC: it ends the session, whatever its code (a database
  * that refuses connections, 55000 with ALLOW_CONNECTIONS false; too many connections, 53300).
  */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '3D000', '42P01', '3F000']);
+const UNAVAILABLE_STATES = new Set(['25006', '57P01', '57P02', '57P03', '57P04', '57P05', '3D000', '42P01', '3F000']);
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 /** What pg and PGlite say, without a code, when the connection or the engine is gone. */
 const UNAVAILABLE_MESSAGE =

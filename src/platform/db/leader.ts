@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { connectSession } from './primary.ts';
 
 /**
  * Lets exactly one process of several do a job (the draw scheduler): whoever holds the lock leads
@@ -36,8 +37,11 @@ export class AdvisoryLeaderLock implements LeaderLock {
     try {
       const client = await this.#connection();
       if (this.#held) {
-        await client.query('select 1');
-        return true;
+        // A primary demoted under its session (a switchover) keeps the lock where no one looks.
+        const { rows } = await client.query<{ standby: boolean }>('select pg_is_in_recovery() as standby');
+        if (rows[0]?.standby !== true) return true;
+        await this.release();
+        return false;
       }
       const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [this.#name]);
       this.#held = rows[0]?.locked === true;
@@ -58,15 +62,17 @@ export class AdvisoryLeaderLock implements LeaderLock {
 
   async #connection(): Promise<pg.Client> {
     if (this.#client !== undefined) return this.#client;
-    const client = new pg.Client({ connectionString: this.#connectionString, application_name: `croupier leader: ${this.#name}` });
+    // On a formation, the primary's: the lock must be where every instance takes it (primary.ts).
+    const client = await connectSession(this.#connectionString, `croupier leader: ${this.#name}`);
     // A broken connection has lost the lock: lead no more, connect again on the next call.
-    client.on('error', () => {
+    const lost = () => {
       if (this.#client === client) {
         this.#client = undefined;
         this.#held = false;
       }
-    });
-    await client.connect();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
     this.#client = client;
     return client;
   }
