@@ -52,6 +52,8 @@ export async function preparePostgresTemplate(adminUrl: string): Promise<void> {
     }
     if ((await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1) return true;
     await client.query(`create database ${building}`);
+    // Dated from its creation, so another run's clean-up does not take a half-made one for stale.
+    await client.query(`comment on database ${building} is '${Date.now()}'`);
     return false;
   });
   if (exists) return;
@@ -64,7 +66,6 @@ export async function preparePostgresTemplate(adminUrl: string): Promise<void> {
     await database.close();
   }
   await withClient(adminUrl, async (client) => {
-    await client.query(`comment on database ${building} is '${Date.now()}'`);
     try {
       await client.query(`alter database ${building} rename to ${name}`);
     } catch {
