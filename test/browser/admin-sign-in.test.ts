@@ -3,62 +3,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser } from 'playwright-core';
 import { missing } from './chromium.ts';
-import type { FastifyInstance } from 'fastify';
 import { currentTotp } from '../helpers/app.ts';
+import { demoDriver, send } from '../games/helpers.ts';
+import { betAt, seat } from '../games/kit.ts';
 import { axeViolations, consoleErrors, enableTwoFactor, signIn, startBackOffice, type BackOffice } from './admin-support.ts';
-
-const TWO_FACTOR_REQUIRED = 'Two-factor authentication is required for staff.';
-/** Staff for whom this file's server acts as ADMIN_TWO_FACTOR=required does (see requireStaffTwoFactor). */
-const strict = new Set<number>();
-
-/**
- * The API's side of ADMIN_TWO_FACTOR=required (contract section 16: every /api/admin/* route
- * answers staff without confirmed two-factor 403 with this message), reproduced here for the
- * users of `strict`, after the guard has read the session: these tests hold the back office's
- * answer to that 403, whichever server gives it.
- */
-/** A day of figures in the shape of contract section 16, money in units. */
-const DAY = {
-  registrations: 3,
-  first_time_depositors: 2,
-  deposits: 1500.5,
-  paid_withdrawals: 200,
-  net_deposits: 1300.5,
-  stakes: 900,
-  wins: 700,
-  refunds: 20,
-  ggr: 180,
-};
-
-/**
- * GET /api/admin/stats in the contract's shape, for a server that does not have it yet (another
- * change builds it); where the route exists, the test runs against the real one.
- */
-function statsUntilTheyExist(app: FastifyInstance): void {
-  if (app.hasRoute({ method: 'GET', url: '/api/admin/stats' })) return;
-  app.get('/api/admin/stats', { config: { permission: 'reports.view' }, schema: { hide: true } }, async (request) => {
-    const { from } = request.query as { from: string };
-    return {
-      data: {
-        totals: DAY,
-        previous: { ...DAY, ggr: 150 },
-        daily: [{ date: from, ...DAY }],
-        by_game: [{ game: 'Demo Fruit Slot', provider: 'demo', stakes: 900, wins: 700, refunds: 20, ggr: 180 }],
-        by_provider: [{ provider: 'demo', stakes: 900, wins: 700, refunds: 20, ggr: 180 }],
-        queues: { withdrawals: { count: 1, oldest_created_at: new Date().toISOString() }, identities: { count: 0 }, topups: { count: 2 } },
-      },
-    };
-  });
-}
-
-function requireStaffTwoFactor(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request, reply) => {
-    const user = request.user;
-    if (user !== null && strict.has(user.id) && !user.twoFactorEnabled && request.url.startsWith('/api/admin/')) {
-      return reply.code(403).send({ message: TWO_FACTOR_REQUIRED });
-    }
-  });
-}
 
 /** The answer the page expects and handles: the first GET /api/user of a signed-out page (401: show the sign-in). */
 const EXPECTED_FAILURES = [/\/api\/user$/];
@@ -72,15 +20,7 @@ describe('the back office: signing in', { skip: missing }, () => {
   let browser: Browser;
 
   before(async () => {
-    office = await startBackOffice(
-      {},
-      {
-        extraRoutes: (app) => {
-          requireStaffTwoFactor(app);
-          statsUntilTheyExist(app);
-        },
-      },
-    );
+    office = await startBackOffice();
     browser = office.browser;
   });
   after(async () => {
@@ -88,6 +28,10 @@ describe('the back office: signing in', { skip: missing }, () => {
   });
 
   test('an operator with two-factor signs in with the code and sees the dashboard and the menu, with no console error', async () => {
+    // Today's bet through the demo provider, so GGR by game and by provider have a row.
+    const table = await seat(office.app, demoDriver);
+    const bet = await send(office.app, demoDriver, table.provider, betAt(table, 500n));
+    assert.equal(bet.res.status, 200, bet.res.text);
     const admin = await office.app.withRole('super-admin');
     const secret = await enableTwoFactor(admin);
     const page = await browser.newPage();
@@ -160,23 +104,27 @@ describe('the back office: signing in', { skip: missing }, () => {
     await page.close();
   });
 
-  test('staff without two-factor, refused by the API, are taken to set it up (password, QR code, code) and then see the back office', async () => {
-    const admin = await office.app.withRole('super-admin');
-    strict.add(admin.id);
-    const page = await (await browser.newContext()).newPage();
-    await signIn(page, office.url, admin);
-    await page.getByRole('heading', { name: 'Set up two-factor authentication' }).waitFor();
-    assert.equal(await page.getByRole('menuitem').count(), 0, 'nothing else before two-factor');
-    // Enabling two-factor wants the password confirmed (423): the page asks for it.
-    await page.getByLabel('Password').fill(admin.password);
-    await page.getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('img', { name: 'QR code' }).waitFor();
-    assert.equal((await admin.client.post('/api/user/confirm-password', { password: admin.password })).status, 201);
-    const { secretKey } = (await admin.client.get('/api/user/two-factor-secret-key')).json as { secretKey: string };
-    await page.getByLabel('Code').fill(currentTotp(secretKey));
-    await page.getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('menuitem', { name: 'Withdrawals' }).waitFor();
-    await page.context().close();
+  test('under ADMIN_TWO_FACTOR=required, staff without two-factor are taken to set it up (password, QR code, code) and then see the back office', async () => {
+    const strict = await startBackOffice({ ADMIN_TWO_FACTOR: 'required' });
+    try {
+      const admin = await strict.app.withRole('super-admin');
+      const page = await (await strict.browser.newContext()).newPage();
+      await signIn(page, strict.url, admin);
+      await page.getByRole('heading', { name: 'Set up two-factor authentication' }).waitFor();
+      assert.equal(await page.getByRole('menuitem').count(), 0, 'nothing else before two-factor');
+      // Enabling two-factor wants the password confirmed (423): the page asks for it.
+      await page.getByLabel('Password').fill(admin.password);
+      await page.getByRole('button', { name: 'Confirm' }).click();
+      await page.getByRole('img', { name: 'QR code' }).waitFor();
+      assert.equal((await admin.client.post('/api/user/confirm-password', { password: admin.password })).status, 201);
+      const { secretKey } = (await admin.client.get('/api/user/two-factor-secret-key')).json as { secretKey: string };
+      await page.getByLabel('Code').fill(currentTotp(secretKey));
+      await page.getByRole('button', { name: 'Confirm' }).click();
+      await page.getByRole('menuitem', { name: 'Withdrawals' }).waitFor();
+      await page.context().close();
+    } finally {
+      await strict.close();
+    }
   });
 
   test('a player account is refused: "This account has no access to the back office." and nothing else', async () => {

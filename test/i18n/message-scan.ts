@@ -26,6 +26,8 @@ const INTERNAL_CALLEES = new Set([
   'UsageError',
   'SyncError',
   'IdempotencyMismatchError',
+  // No primary found (src/platform/db/primary.ts): a database that is unavailable, answered 503 "Service Unavailable.".
+  'NoFittingHostError',
 ]);
 const LOG_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 const SENTENCE = /^[A-Z].* .*[.!?]$/s;
