@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { FileArgumentError, makeDirectorySync } from './platform/file-arguments.ts';
 import { ConnectionUrlError, parseConnectionUrl } from './platform/db/conninfo.ts';
 import { LOCALES, type Locale } from './platform/i18n/locale.ts';
 
@@ -176,7 +177,13 @@ function generated(dataDir: string, file: string, make: () => string): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    makeDirectorySync(dataDir);
+  } catch (error) {
+    // One line at start (`DATA_DIR=/proc/nope`), instead of Node's recursive mkdir retrying forever.
+    if (error instanceof FileArgumentError) throw new ConfigError(`Invalid DATA_DIR: ${error.message}`);
+    throw error;
+  }
   const value = make();
   writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
   return value;

@@ -1,5 +1,5 @@
-import { constants } from 'node:fs';
-import { access, mkdir, open, stat } from 'node:fs/promises';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -43,12 +43,12 @@ export async function assertReadableFile(file: string): Promise<void> {
 }
 
 /** The nearest of `path` and its ancestors that exists, and the missing ones below it (outermost first). */
-async function nearestExisting(path: string): Promise<{ existing: string; missing: string[] }> {
+function nearestExisting(path: string): { existing: string; missing: string[] } {
   const missing: string[] = [];
   let at = path;
   for (;;) {
     try {
-      await stat(at);
+      statSync(at);
       return { existing: at, missing };
     } catch (error) {
       const code = isFileSystemError(error) ? error.code : undefined;
@@ -66,25 +66,31 @@ async function nearestExisting(path: string): Promise<{ existing: string; missin
  * Makes `dir` and its missing ancestors with `mode`, one at a time. Node's recursive mkdir is not
  * used: where the file system answers ENOENT to creating a directory in a directory that exists
  * (/proc), it tries again forever. The nearest existing ancestor must be a directory this process
- * may write in; anything that stops it is one FileArgumentError.
+ * may write in; anything that stops it is one FileArgumentError. Synchronous, as the configuration
+ * that makes DATA_DIR is read (src/config.ts).
  */
-export async function makeDirectory(dir: string, mode: number): Promise<void> {
-  const { existing, missing } = await nearestExisting(dir);
-  if (!(await stat(existing)).isDirectory()) {
+export function makeDirectorySync(dir: string, mode = 0o777): void {
+  const { existing, missing } = nearestExisting(dir);
+  if (!statSync(existing).isDirectory()) {
     throw new FileArgumentError(`Cannot write in ${dir}: ${existing === dir ? 'it' : existing} is not a directory.`);
   }
   try {
-    await access(existing, constants.W_OK | constants.X_OK);
+    accessSync(existing, constants.W_OK | constants.X_OK);
   } catch (error) {
     throw new FileArgumentError(`Cannot write in ${dir}: ${existing} is not writable (${failureWords(error)}).`);
   }
   for (const path of missing) {
     try {
-      await mkdir(path, { mode });
+      mkdirSync(path, { mode });
     } catch (error) {
       // Made meanwhile by someone else: as good.
-      if (isFileSystemError(error) && error.code === 'EEXIST' && (await stat(path)).isDirectory()) continue;
+      if (isFileSystemError(error) && error.code === 'EEXIST' && statSync(path).isDirectory()) continue;
       throw new FileArgumentError(`Cannot write in ${dir}: cannot create ${path} (${failureWords(error)}).`);
     }
   }
+}
+
+/** makeDirectorySync for the commands' own paths (report:daily --out). */
+export async function makeDirectory(dir: string, mode: number): Promise<void> {
+  makeDirectorySync(dir, mode);
 }

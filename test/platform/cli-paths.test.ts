@@ -60,6 +60,13 @@ describe('command line: file arguments that cannot be used', () => {
       });
       refusedInOneLine(result, /^Cannot write in \/proc\/nope\/deeper: /);
     });
+
+    test('DATA_DIR=/proc/nope: migrate and serve end with one line naming DATA_DIR instead of spinning, exit 1', async () => {
+      for (const args of [['migrate'], ['serve']]) {
+        const result = await runKilledIfHung(args, { DATA_DIR: '/proc/nope', PORT: '0' });
+        refusedInOneLine(result, /^Invalid DATA_DIR: Cannot write in \/proc\/nope: /);
+      }
+    });
   }
 
   test('report:daily --out a path whose directories are missing makes each of them and writes the report', async () => {

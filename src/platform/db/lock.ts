@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirectorySync } from '../file-arguments.ts';
 
 export interface DataDirLock {
   release(): void;
@@ -48,7 +49,8 @@ function readHolder(path: string): LockHolder {
  * second process out; a lock left by a process that died is taken over.
  */
 export function acquireDataDirLock(dataDir: string, role: LockRole = 'command'): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  // Not Node's recursive mkdir, which retries forever where /proc answers ENOENT (file-arguments.ts).
+  makeDirectorySync(dataDir);
   const path = join(dataDir, 'croupier.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
