@@ -145,9 +145,10 @@ describe('the back office: signing in', { skip: missing }, () => {
     await page.getByRole('menuitem', { name: 'Withdrawals' }).waitFor();
     await page.getByRole('combobox', { name: 'Language' }).selectOption({ label: 'Português' });
     await page.getByRole('menuitem', { name: 'Saques' }).click();
+    await page.waitForURL(/\/admin\/withdrawals/);
     await page.getByRole('combobox', { name: 'Idioma' }).waitFor();
-    // Money in pt-BR: the summary's total of no withdrawals.
-    await page.getByText('R$ 0,00', { exact: true }).waitFor();
+    // Money in pt-BR: the summary's total of no withdrawals (the dashboard's figures read R$ 0,00 too).
+    await page.getByRole('region', { name: 'Aguardando revisão' }).getByText('R$ 0,00', { exact: true }).waitFor();
     await page.reload();
     await page.getByRole('menuitem', { name: 'Saques' }).waitFor();
     assert.equal(await page.getByRole('menuitem', { name: 'Withdrawals' }).count(), 0);
