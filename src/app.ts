@@ -20,6 +20,7 @@ import { builtInAdapters } from './modules/games/adapters/registry.ts';
 import { Catalogue } from './modules/games/catalogue/catalogue.ts';
 import { registerCatalogueRoutes } from './modules/games/catalogue/routes.ts';
 import { LaunchService } from './modules/games/launch/service.ts';
+import { registerAdminGameSessionRoutes } from './modules/games/launch/admin-sessions.ts';
 import { registerLaunchRoutes } from './modules/games/launch/routes.ts';
 import { GameSessionPruner } from './modules/games/launch/session-retention.ts';
 import { endGameSessions } from './modules/games/launch/session-end.ts';
@@ -333,6 +334,7 @@ export async function buildApp(config: Config, options: AppOptions): Promise<Fas
   registerDemoGameRoutes(app, ctx, new DemoGameServer(ctx, new DemoWalletClient((request) => app.inject(request))));
   registerCatalogueRoutes(app, ctx, { catalogue: new Catalogue(ctx), adapters: gameAdapters, storage });
   registerLaunchRoutes(app, new LaunchService(ctx, gameAdapters, responsible));
+  registerAdminGameSessionRoutes(app, ctx);
   registerUploadRoutes(app, ctx, new UploadService(ctx, storage));
   registerStorageRoutes(app, storage);
   // Draw games (issue 10): player and admin routes (the in-house games' among them), and the

@@ -6,6 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { SignedIn } from '../helpers/app.ts';
 import { userWithPermissions } from '../admin/support.ts';
+import { demoDriver } from '../games/helpers.ts';
+import { seat } from '../games/kit.ts';
 import { identityBody } from '../regulation/support.ts';
 import { ledgerOf } from '../wallet/helpers.ts';
 import { fund, requestWithdrawal } from '../withdrawals/helpers.ts';
@@ -124,6 +126,19 @@ describe('the back office: reviewing and money', { skip: missing }, () => {
     await page.getByRole('region', { name: 'Balances' }).getByText('R$62.34').first().waitFor();
     await page.screenshot({ path: join(SHOTS, 'player.png'), fullPage: true });
     assert.deepEqual(await axeViolations(page), []);
+  });
+
+  test('a player’s page lists their game sessions, and “Sign out everywhere” ends the session their client holds', async () => {
+    const table = await seat(office.app, demoDriver);
+    const player = table.player;
+    await page.goto(`${office.url}/admin/players/${player.id}/show`);
+    const sessions = page.getByRole('region', { name: 'Game sessions' });
+    await row(table.launched.id, page).and(sessions.getByRole('row')).waitFor();
+    assert.equal((await player.client.get('/api/user')).status, 200);
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal((await player.client.get('/api/user')).status, 401);
   });
 
   test('Export writes the whole filtered list, every page of it, equal to the API’s list', async () => {

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { Type } from 'typebox';
-import { isSuperAdmin, SUPER_ADMIN, type AuthUser } from '../../platform/auth/identity.ts';
+import { identityStatusSchema, isSuperAdmin, SUPER_ADMIN, type AuthUser } from '../../platform/auth/identity.ts';
 import { defineResource, type BodyOf, type Values, type WriteContext } from '../../platform/admin/resource.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomAlphanumeric } from '../../platform/crypto.ts';
@@ -10,7 +10,7 @@ import type { PasswordHasher } from '../../platform/auth/passwords.ts';
 import { equals, filter, FlagFilter, flagValue, IdFilter } from '../../platform/pagination/list.ts';
 import { roles, roleUser } from '../access/tables.ts';
 import { AdminResponsibleFields, excludedNow, presentResponsible, responsibleOf } from '../limits/admin-view.ts';
-import { authUserFields } from './auth-user.ts';
+import { authUserFields, identityStatusOf } from './auth-user.ts';
 import { presentUser, UserSchema } from './present.ts';
 import { users } from './tables.ts';
 
@@ -113,6 +113,14 @@ export function adminUsersResource(ctx: AppContext, hasher: PasswordHasher) {
         flagValue,
       ),
       ref: equals(users.ref, IdFilter),
+      // The kyc module's status, `unverified` without an identity on record (docs/api.md section 14).
+      identity_status: filter(
+        {
+          ...identityStatusSchema('Users whose identity is unverified, pending, verified or rejected.'),
+          'x-message': 'The selected :attribute is invalid.',
+        },
+        (param) => sql`${identityStatusOf(sql.raw('"users"."id"'))} = ${param}`,
+      ),
       role: filter(
         Type.String({ maxLength: 255, description: 'Users holding this role.' }),
         (param) => sql`exists (select 1 from ${roleUser} join ${roles} on ${roles.id} = ${roleUser.roleId}

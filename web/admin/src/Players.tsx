@@ -56,6 +56,15 @@ export function PlayerList() {
           { id: 0, name: 'no' },
         ]}
       />,
+      <SelectInput
+        key="identity_status"
+        source="identity_status"
+        label={translate('app.player.identity_status')}
+        choices={['unverified', 'pending', 'verified', 'rejected'].map((status) => ({
+          id: status,
+          name: translate(`app.identities.status_${status}`),
+        }))}
+      />,
     );
   return (
     <List
@@ -86,6 +95,7 @@ function Profile({ player }: { player: RaRecord }) {
   const refresh = useRefresh();
   const notify = useNotify();
   const allowed = useCanManage('users');
+  const [signingOut, setSigningOut] = useState(false);
   const toggle = async () => {
     try {
       await api.put(`/api/admin/users/${player.id}`, { status: player.status === 1 ? 0 : 1 });
@@ -99,9 +109,14 @@ function Profile({ player }: { player: RaRecord }) {
       title={translate('app.player.profile')}
       actions={
         allowed && (
-          <Button size="small" variant="outlined" color={player.status === 1 ? 'error' : 'primary'} onClick={() => void toggle()}>
-            {translate(player.status === 1 ? 'app.action.disable' : 'app.action.enable')}
-          </Button>
+          <>
+            <Button size="small" variant="outlined" sx={{ mr: 1 }} onClick={() => setSigningOut(true)}>
+              {translate('app.action.sign_out_everywhere')}
+            </Button>
+            <Button size="small" variant="outlined" color={player.status === 1 ? 'error' : 'primary'} onClick={() => void toggle()}>
+              {translate(player.status === 1 ? 'app.action.disable' : 'app.action.enable')}
+            </Button>
+          </>
         )
       }
     >
@@ -118,6 +133,17 @@ function Profile({ player }: { player: RaRecord }) {
           <Chip key={role} size="small" label={role} />
         ))}
       </Box>
+      <ConfirmDialog
+        open={signingOut}
+        title={translate('app.action.sign_out_everywhere')}
+        fields={[]}
+        onClose={() => setSigningOut(false)}
+        onConfirm={async () => {
+          await api.post(`/api/admin/users/${String(player.id)}/sign-out`);
+          notify(translate('app.player.signed_out'), { type: 'success' });
+          refresh();
+        }}
+      />
     </Section>
   );
 }
@@ -288,9 +314,12 @@ function PlayerPage() {
         filter={{ path: `/api/admin/users/${id}` }}
         columns={['id', 'method', 'path', 'user_id', 'created_at']}
       />
-      <Section title={translate('app.player.game_sessions')}>
-        <Typography variant="body2">{translate('app.player.not_in_api')}</Typography>
-      </Section>
+      <RelatedList
+        title={translate('app.player.game_sessions')}
+        resource={`users/${String(id)}/game-sessions`}
+        filter={{}}
+        columns={['id', 'provider.name', 'game.name', 'demo', 'open', 'created_at', 'expires_at', 'ends_at']}
+      />
       <Section title={translate('app.player.sign_ins')}>
         <Typography variant="body2">{translate('app.player.not_in_api')}</Typography>
       </Section>

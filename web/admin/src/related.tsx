@@ -16,6 +16,11 @@ export function Section({ title, children, actions }: { title: string; children:
   );
 }
 
+/** A column's value; `provider.name` reads a nested record's field. */
+function valueAt(row: RaRecord, column: string): unknown {
+  return column.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | null | undefined)?.[key], row);
+}
+
 export function RecordsTable({ rows, columns, extra }: { rows: RaRecord[]; columns: string[]; extra?: (row: RaRecord) => ReactNode }) {
   const translate = useTranslate();
   if (rows.length === 0) return <Typography variant="body2">{translate('app.common.empty')}</Typography>;
@@ -34,7 +39,7 @@ export function RecordsTable({ rows, columns, extra }: { rows: RaRecord[]; colum
           <TableRow key={String(row.id)}>
             {columns.map((column) => (
               <TableCell key={column}>
-                <Value field={column} value={row[column]} />
+                <Value field={column} value={valueAt(row, column)} />
               </TableCell>
             ))}
             {extra !== undefined && <TableCell>{extra(row)}</TableCell>}
