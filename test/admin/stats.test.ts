@@ -9,6 +9,7 @@ import { betAt, nextId, seat, type Table } from '../games/kit.ts';
 import { createTopup, paid, webhook } from '../wallet/helpers.ts';
 import { fund } from '../withdrawals/helpers.ts';
 import { identityBody, setLimits, verifiedPlayer } from '../regulation/support.ts';
+import { moveLines } from '../helpers/ledger-instants.ts';
 
 // Three São Paulo days (UTC−3) and the instants the test puts its ledger lines at.
 const DAYS = ['2026-11-18', '2026-11-19', '2026-11-20'];
@@ -67,18 +68,6 @@ async function bet(t: TestApp, table: Table, stake: bigint) {
   const call = betAt(table, stake);
   assert.equal((await send(t, demoDriver, table.provider, call)).answer?.status, 'OK');
   return call;
-}
-
-/** The lines and records a test wrote, put at the instants it needs (the append-only trigger off for it). */
-async function moveLines(t: TestApp, moves: [condition: ReturnType<typeof sql>, at: string][]): Promise<void> {
-  await t.db.execute(sql`alter table ledger_entries disable trigger ledger_entries_no_update`);
-  try {
-    await t.db.execute(sql`update ledger_entries set created_at = ${MIDDLE_OF_SECOND}::timestamptz`);
-    for (const [condition, at] of moves)
-      await t.db.execute(sql`update ledger_entries set created_at = ${at}::timestamptz where ${condition}`);
-  } finally {
-    await t.db.execute(sql`alter table ledger_entries enable trigger ledger_entries_no_update`);
-  }
 }
 
 async function statsOf(client: { get(path: string): Promise<{ status: number; text: string; json: unknown }> }, query: string) {
@@ -147,7 +136,7 @@ describe('GET /api/admin/stats: the dashboard, each day equal to its daily repor
     // instant; the refunded bet's stake on the second day, its refund on the third; the top-up on
     // the first day; the rejected withdrawal held on the first day and given back on the third,
     // the paid one paid on the third; alice registered on the first day.
-    await moveLines(t, [
+    await moveLines(t, MIDDLE_OF_SECOND, [
       [sql`type = 'bet' and idempotency_key like ${`%:bet:${won.transactionId}`}`, LAST_OF_FIRST],
       [sql`type = 'win'`, FIRST_OF_SECOND],
       [sql`type = 'bet_refund'`, MIDDLE_OF_THIRD],

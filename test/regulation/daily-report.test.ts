@@ -14,6 +14,7 @@ import { betAt, nextId, seat } from '../games/kit.ts';
 import { createTopup, paid, webhook } from '../wallet/helpers.ts';
 import { fund } from '../withdrawals/helpers.ts';
 import { identityBody, setLimits, verifiedPlayer } from './support.ts';
+import { moveLines } from '../helpers/ledger-instants.ts';
 
 // The day under report, in São Paulo (UTC−3): [2026-11-20T03:00Z, 2026-11-21T03:00Z).
 const DAY = '2026-11-20';
@@ -47,18 +48,6 @@ async function ledgerSums(t: TestApp, from: string, to: string): Promise<Record<
 }
 
 const cents = (units: number) => Math.round(units * 100);
-
-/** The ledger lines a test wrote, put at the instants the test needs (the append-only trigger off for it). */
-async function moveLines(t: TestApp, moves: [condition: ReturnType<typeof sql>, at: string][]): Promise<void> {
-  await t.db.execute(sql`alter table ledger_entries disable trigger ledger_entries_no_update`);
-  try {
-    await t.db.execute(sql`update ledger_entries set created_at = ${MIDDAY}::timestamptz`);
-    for (const [condition, at] of moves)
-      await t.db.execute(sql`update ledger_entries set created_at = ${at}::timestamptz where ${condition}`);
-  } finally {
-    await t.db.execute(sql`alter table ledger_entries enable trigger ledger_entries_no_update`);
-  }
-}
 
 describe('REGULATION=br: the daily report reconciles with the ledger', () => {
   const clock = new ManualClock('2026-11-20T12:00:00.000Z');
@@ -128,7 +117,7 @@ describe('REGULATION=br: the daily report reconciles with the ledger', () => {
     // The day's edges: the provider's win lands on the next day's first instant, its refunded
     // stake on this day's first; the top-up on this day's last millisecond; the withdrawal's
     // refund on the day before's last.
-    await moveLines(t, [
+    await moveLines(t, MIDDAY, [
       [sql`type = 'win' and reference_type = 'provider_bet'`, NEXT_DAY],
       [sql`type = 'bet' and idempotency_key like ${`%:bet:${refunded.transactionId}`}`, FIRST_INSTANT],
       [sql`type = 'topup'`, LAST_INSTANT],
